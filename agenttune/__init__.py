@@ -1,0 +1,1 @@
+"""agenttune: run, log, train, evaluate and improve tool-using LLM agents."""
