@@ -1,0 +1,1 @@
+"""Benchmarks: datasets, harness wiring and metrics (CUAD contract search, LegalBench-RAG, tau2)."""

@@ -1,0 +1,1 @@
+"""Retrieval-augmented search: chunking, retrieval backends behind one interface, question synthesis."""
