@@ -1,0 +1,82 @@
+"""Lexical search with the ``bm25s`` package (sparse-matrix BM25), the LegalBench-RAG baseline's scorer.
+
+``bm25s`` is imported lazily: it belongs to the ``rag`` extra. The chunk table is stored beside the index as
+``chunks.jsonl`` so hits carry their text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from agenttune.rag.chunking import Chunk
+from agenttune.rag.embeddings import RAG_EXTRA_HINT
+from agenttune.rag.retriever import CachedRetriever, Hit
+
+
+def _bm25s():
+    try:
+        import bm25s
+    except ImportError as err:
+        raise ImportError(f"bm25s is needed for the bm25s backend: {RAG_EXTRA_HINT}") from err
+    return bm25s
+
+
+class Bm25sRetriever(CachedRetriever):
+    """BM25 (Lucene variant by default) over lower-cased word tokens with English stop words removed.
+
+    Args:
+        cache_dir: folder for persistent indexes.
+        k: default number of hits.
+        k1, b: the BM25 parameters.
+        method: the ``bm25s`` scoring variant (``lucene``, ``robertson``, ``atire``, ``bm25l``, ``bm25+``).
+    """
+
+    name = "bm25s"
+
+    def __init__(
+        self,
+        cache_dir: str | Path | None = None,
+        k: int = 8,
+        k1: float = 1.5,
+        b: float = 0.75,
+        method: str = "lucene",
+    ) -> None:
+        super().__init__(cache_dir=cache_dir, k=k)
+        self.k1, self.b, self.method = k1, b, method
+        self._model = None
+        self._chunks: list[dict] = []
+
+    def params(self) -> dict:
+        return {**super().params(), "k1": self.k1, "b": self.b, "method": self.method}
+
+    def _tokenize(self, texts: list[str], show_progress: bool) -> list[list[str]]:
+        return _bm25s().tokenize(texts, stopwords="en", return_ids=False, show_progress=show_progress)
+
+    def _build_index(self, chunks: Sequence[Chunk], index_dir: Path) -> None:
+        bm25s = _bm25s()
+        model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+        model.index(self._tokenize([c.text for c in chunks], show_progress=True), show_progress=True)
+        model.save(str(index_dir / "bm25s"), show_progress=False)
+        with (index_dir / "chunks.jsonl").open("w", encoding="utf-8") as f:
+            for c in chunks:
+                f.write(json.dumps({"id": c.id, "doc_id": c.doc_id, "text": c.text}, ensure_ascii=False) + "\n")
+
+    def _open_index(self, index_dir: Path) -> None:
+        self._model = _bm25s().BM25.load(str(index_dir / "bm25s"), show_progress=False)
+        with (index_dir / "chunks.jsonl").open(encoding="utf-8") as f:
+            self._chunks = [json.loads(line) for line in f]
+
+    def _search(self, query: str, k: int) -> list[Hit]:
+        vocab = self._model.vocab_dict
+        tokens = [t for t in self._tokenize([query], show_progress=False)[0] if t in vocab]
+        if not tokens:
+            return []
+        ids, scores = self._model.retrieve([tokens], k=min(k, len(self._chunks)), show_progress=False)
+        hits = []
+        for i, score in zip(ids[0].tolist(), scores[0].tolist(), strict=True):
+            if score > 0:
+                chunk = self._chunks[i]
+                hits.append(Hit(chunk["id"], chunk["doc_id"], float(score), chunk["text"]))
+        return hits

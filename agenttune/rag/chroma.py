@@ -1,0 +1,98 @@
+"""Dense search: MiniLM sentence embeddings in a persistent ChromaDB collection (cosine distance).
+
+Embeddings are computed here (with a progress bar) and handed to Chroma, so Chroma never tries to fetch
+its own embedding model. ``chromadb`` is imported lazily: it belongs to the ``rag`` extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from agenttune.rag.chunking import Chunk
+from agenttune.rag.embeddings import DEFAULT_MODEL, RAG_EXTRA_HINT, load_embedder
+from agenttune.rag.retriever import CachedRetriever, Hit
+
+COLLECTION = "chunks"
+
+
+def _chromadb():
+    try:
+        import chromadb
+    except ImportError as err:
+        raise ImportError(f"chromadb is needed for the chroma backend: {RAG_EXTRA_HINT}") from err
+    return chromadb
+
+
+class ChromaRetriever(CachedRetriever):
+    """Nearest chunks by cosine similarity of sentence embeddings.
+
+    Args:
+        cache_dir: folder for persistent indexes.
+        k: default number of hits.
+        model: ``"all-MiniLM-L6-v2"`` (bundled) or a local SentenceTransformer folder.
+        batch_size: chunks encoded per batch while building.
+        device: torch device for the encoder.
+    """
+
+    name = "chroma"
+
+    def __init__(
+        self,
+        cache_dir: str | Path | None = None,
+        k: int = 8,
+        model: str = DEFAULT_MODEL,
+        batch_size: int = 64,
+        device: str = "cpu",
+    ) -> None:
+        super().__init__(cache_dir=cache_dir, k=k)
+        self.model = model
+        self.batch_size = batch_size
+        self.device = device
+        self._collection = None
+
+    def params(self) -> dict:
+        return {**super().params(), "model": self.model}
+
+    def _client(self, index_dir: Path):
+        chromadb = _chromadb()
+        from chromadb.config import Settings
+
+        return chromadb.PersistentClient(path=str(index_dir), settings=Settings(anonymized_telemetry=False))
+
+    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
+        embedder = load_embedder(self.model, self.device)
+        vectors = embedder.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True)
+        return vectors.tolist()
+
+    def _build_index(self, chunks: Sequence[Chunk], index_dir: Path) -> None:
+        collection = self._client(index_dir).create_collection(
+            COLLECTION, embedding_function=None, metadata={"hnsw:space": "cosine"}
+        )
+        step = self.batch_size * 4
+        for i in tqdm(range(0, len(chunks), step), desc=f"chroma index ({len(chunks)} chunks)", unit="batch"):
+            batch = chunks[i : i + step]
+            collection.add(
+                ids=[c.id for c in batch],
+                embeddings=self._encode([c.text for c in batch]),
+                documents=[c.text for c in batch],
+                metadatas=[{"doc_id": c.doc_id, "start": c.start, "end": c.end} for c in batch],
+            )
+
+    def _open_index(self, index_dir: Path) -> None:
+        self._collection = self._client(index_dir).get_collection(COLLECTION, embedding_function=None)
+
+    def _search(self, query: str, k: int) -> list[Hit]:
+        result = self._collection.query(
+            query_embeddings=self._encode([query]),
+            n_results=min(k, self._collection.count()),
+            include=["documents", "metadatas", "distances"],
+        )
+        return [
+            Hit(chunk_id, meta["doc_id"], 1.0 - distance, text)
+            for chunk_id, meta, distance, text in zip(
+                result["ids"][0], result["metadatas"][0], result["distances"][0], result["documents"][0], strict=True
+            )
+        ]

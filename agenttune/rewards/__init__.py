@@ -1,0 +1,1 @@
+"""Reward functions: plain typed callables (TRL style) that score completions from dataset columns."""
