@@ -193,6 +193,18 @@ GROUP_SCHEMAS = {
 }
 
 
+def validate_config(cfg) -> None:
+    """Re-check a composed config against :class:`TrainConfig`.
+
+    Composition already rejects ``group.misspelt=value``; Hydra's append form (``+group.key=value``) opens the
+    node for writing, so the job checks once more before it starts and names the unknown key.
+    """
+    schema = OmegaConf.structured(TrainConfig)
+    job = OmegaConf.to_container(cfg, resolve=False)
+    job.pop("hydra", None)
+    OmegaConf.merge(schema, job)
+
+
 def repo_root() -> str:
     """The folder holding ``train.py`` and ``conf/`` (this package's parent)."""
     return str(Path(__file__).resolve().parents[1])

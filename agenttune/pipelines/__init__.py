@@ -11,6 +11,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
+from agenttune.config import validate_config
 from agenttune.tracking.run import RunContext
 
 PIPELINES = {
@@ -32,6 +33,7 @@ def sweep_group() -> str | None:
 
 
 def run_job(cfg: DictConfig) -> None:
+    validate_config(cfg)
     if cfg.pipeline not in PIPELINES:
         raise ValueError(f"pipeline={cfg.pipeline!r} is unknown; choose one of {sorted(PIPELINES)}")
     pipeline = importlib.import_module(PIPELINES[cfg.pipeline])
