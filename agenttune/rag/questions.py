@@ -64,9 +64,9 @@ def counts(records: Sequence[QuestionRecord]) -> dict:
     }
 
 
-def write_manifest(folder: Path, stage: str, records: Sequence[QuestionRecord], **extra) -> Path:
-    """Write ``<folder>/manifest.json`` with this stage's counts plus ``extra`` (parameters, rejections)."""
+def write_manifest(folder: Path, stage: str, **fields) -> Path:
+    """Write ``<folder>/manifest.json``: the stage name plus ``fields`` (counts, parameters, rejections)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "manifest.json"
-    path.write_text(json.dumps({"stage": stage, **counts(records), **extra}, indent=2, ensure_ascii=False))
+    path.write_text(json.dumps({"stage": stage, **fields}, indent=2, ensure_ascii=False))
     return path

@@ -1,0 +1,1 @@
+"""LegalBench-RAG: legal retrieval queries with gold source documents, scored by Doc@k."""
