@@ -1,0 +1,45 @@
+"""EventLog: the one trajectory record every stage reads and writes (schema, validation, I/O, projections)."""
+
+from agenttune.events.io import (
+    EventLogFileError,
+    EventLogWriter,
+    JsonlContents,
+    LineIssue,
+    from_dataset,
+    load_jsonl,
+    read_jsonl,
+    read_parquet,
+    to_dataset,
+    write_jsonl,
+    write_parquet,
+)
+from agenttune.events.schema import (
+    GENERATED_KINDS,
+    SCHEMA_VERSION,
+    Branch,
+    Event,
+    EventKind,
+    EventLog,
+    TierError,
+)
+
+__all__ = [
+    "GENERATED_KINDS",
+    "SCHEMA_VERSION",
+    "Branch",
+    "Event",
+    "EventKind",
+    "EventLog",
+    "EventLogFileError",
+    "EventLogWriter",
+    "JsonlContents",
+    "LineIssue",
+    "TierError",
+    "from_dataset",
+    "load_jsonl",
+    "read_jsonl",
+    "read_parquet",
+    "to_dataset",
+    "write_jsonl",
+    "write_parquet",
+]

@@ -6,7 +6,30 @@ are rejected everywhere (``extra="forbid"``).
 
 Branches keep what single-path logs flatten away: every event belongs to a branch (``"main"`` by default),
 and :class:`Branch` records each branch's parent and the event index it forked at, so beam candidates,
-retries and tree-search siblings stay in the log next to the accepted path.
+retries and tree-search siblings stay in the log next to the accepted path. A branch's *lineage* is its own
+events plus, for each ancestor, that ancestor's events up to and including the fork index (a child without a
+``fork_index`` forks just before its own first event).
+
+Rules checked when a log is built or read (:mod:`agenttune.events.validation`; every message names the event
+by index and kind):
+
+* Versions: ``schema_version`` is one of :data:`SUPPORTED_VERSIONS`. 1.1 added, all optional and defaulted:
+  ``Event.metadata``, ``ToolResultPayload.metadata`` and ``EventLog.generated_spans``.
+* Branches: ids are unique, ``"main"`` has no parent, every parent and every event's branch is declared,
+  parents form no cycle, and a branch's events come after its fork index.
+* Tool calls: every TOOL_RESULT's ``call_id`` names a TOOL_CALL earlier in the same branch lineage; a call id
+  is used by one TOOL_CALL per lineage.
+* Light tier holds content only: no ``token_ids``, ``generated_spans``, spans or logprobs (set
+  ``tier="full"`` to keep them).
+* Full tier proves which tokens the model generated. ``token_ids`` is the whole conversation rendered by the
+  chat template, prompt included. The model-generated tokens are (1) the span of every event of
+  :data:`GENERATED_KINDS` whose actor is ``"agent"`` (the tokens sampled for it, wrapper tokens such as
+  ``<tool_call>`` tags included), which must carry a span and one logprob per token; (2) any other span
+  that carries logprobs, typically a TURN_COMPLETE by the agent holding the sampled end-of-turn token; and
+  (3) when the engine records them, the ranges in ``generated_spans``, each of which must lie inside spans
+  that carry logprobs. Spans are ``[start, end)``, inside ``token_ids``, non-empty when they carry logprobs,
+  and never overlap. Logprobs need a span of the same length. Events that render template text (system,
+  user, tool results) may carry spans without logprobs; those tokens count as not generated.
 """
 
 from __future__ import annotations
@@ -14,13 +37,16 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
+SUPPORTED_VERSIONS = frozenset({"1.0", "1.1"})
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid", cache_strings="keys"
+    )  # values are mostly unique: cache keys only
 
 
 class EventKind(StrEnum):
@@ -76,6 +102,8 @@ class ToolResultPayload(Strict):
     name: str
     content: str
     is_error: bool = False
+    # Structured facts about the result that are not shown to the policy, e.g. {"retrieved_ids": [...]}.
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class ObservationPayload(Strict):
@@ -139,6 +167,9 @@ class Event(Strict):
     # Full tier only: [start, end) into EventLog.token_ids, and one logprob per token for generated kinds.
     span: tuple[int, int] | None = None
     logprobs: list[float] | None = None
+    metadata: dict[str, Any] = Field(
+        default_factory=dict
+    )  # e.g. fields of an imported format kept for export
 
     @property
     def kind(self) -> EventKind:
@@ -164,3 +195,58 @@ class EventLog(Strict):
     branches: list[Branch] = Field(default_factory=lambda: [Branch(id="main")])
     token_ids: list[int] | None = None  # full tier: the whole rendered conversation, prompt included
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # Full tier, optional: [start, end) ranges of token_ids the engine sampled, checked against event spans.
+    generated_spans: list[tuple[int, int]] | None = None
+
+    @model_validator(mode="after")
+    def _validate(self) -> EventLog:
+        from agenttune.events.validation import check_log
+
+        check_log(self)
+        return self
+
+    def require_full(self, operation: str) -> None:
+        """Raise :class:`TierError` unless this log is full tier; ``operation`` names what needed it."""
+        if self.tier != "full":
+            raise TierError(
+                f"{operation} needs a full-tier log (exact token ids, spans and logprobs), but log {self.id!r} is "
+                "light: it holds content only. Record it with tier='full' (the runtime does so when asked to "
+                "keep tokens) or use a projection that renders content."
+            )
+
+    def lineage(self, branch: str = "main") -> list[int]:
+        """Indices of the events on ``branch``'s path from the root, in order (see the module docstring)."""
+        by_id = {b.id: b for b in self.branches}
+        if branch not in by_id:
+            raise KeyError(f"log {self.id!r} has no branch {branch!r}; it has {sorted(by_id)}")
+        chain, limits, limit = [], {}, len(self.events)
+        node: str | None = branch
+        while node is not None:
+            chain.append(node)
+            limits[node] = limit
+            info = by_id[node]
+            if info.parent is not None:
+                fork = info.fork_index
+                if fork is None:
+                    fork = (
+                        next((i for i, e in enumerate(self.events) if e.branch == node), len(self.events)) - 1
+                    )
+                limit = min(limit, fork + 1)
+            node = info.parent
+        return [i for i, e in enumerate(self.events) if e.branch in limits and i < limits[e.branch]]
+
+    def path(self, branch: str = "main") -> list[Event]:
+        """The events of :meth:`lineage`."""
+        return [self.events[i] for i in self.lineage(branch)]
+
+    def rewards(self, scope: str = "episode", branch: str = "main") -> dict[str, float]:
+        """Reward values of one scope on a branch path, by name (the last one wins for repeated names)."""
+        return {
+            e.payload.name: e.payload.value
+            for e in self.path(branch)
+            if e.payload.kind == EventKind.REWARD and e.payload.scope == scope
+        }
+
+
+class TierError(ValueError):
+    """A full-tier-only operation was asked of a light log."""
