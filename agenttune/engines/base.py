@@ -1,0 +1,94 @@
+"""The engine interface: conversations in, one parsed assistant :class:`Generation` per conversation out.
+
+Every backend (transformers, vLLM, OpenAI-compatible HTTP, scripted) implements :meth:`Engine.generate`. An engine
+whose ``token_exact`` is true also accepts ``prompt_ids``: it then conditions on exactly those ids instead of
+rendering the conversation, which is how the episode loop keeps a full-tier log's ``token_ids`` equal to what the
+policy saw (see :mod:`agenttune.agents.tokens`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agenttune.engines.tool_calls import ParsedMessage, ParseError, parse_assistant_text
+
+Message = dict[str, Any]
+
+
+@dataclass
+class Generation:
+    """One assistant turn.
+
+    ``text`` is the raw generated text without the stop token; ``completion_ids`` are the sampled ids, stop token
+    included when ``finish_reason`` is ``"stop"``; ``logprobs`` holds one log-probability per completion id.
+    Backends that do not expose ids or logprobs leave them ``None``.
+    """
+
+    text: str
+    parsed: ParsedMessage
+    prompt_ids: list[int] | None = None
+    completion_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+    finish_reason: Literal["stop", "length"] = "stop"
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_text(cls, text: str, **fields: Any) -> Generation:
+        """Parse ``text`` for reasoning and tool calls and build the generation."""
+        return cls(text=text, parsed=parse_assistant_text(text), **fields)
+
+    @property
+    def parse_errors(self) -> list[ParseError]:
+        return self.parsed.errors
+
+    @property
+    def message(self) -> Message:
+        """The chat message (OpenAI shape, arguments as objects, ids ``call_0``, ``call_1``, ...)."""
+        message: Message = {"role": "assistant", "content": self.parsed.content}
+        if self.parsed.reasoning:
+            message["reasoning_content"] = self.parsed.reasoning
+        calls = self.parsed.tool_calls
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{i}",
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for i, c in enumerate(calls)
+            ]
+        return message
+
+
+class Engine(ABC):
+    """A generation backend. Subclasses set ``token_exact`` when they honour ``prompt_ids``."""
+
+    token_exact: bool = False
+    tokenizer: Any = None
+
+    @abstractmethod
+    def generate(
+        self,
+        conversations: list[list[Message]],
+        tools: list[dict[str, Any]] | None = None,
+        prompt_ids: list[list[int]] | None = None,
+    ) -> list[Generation]:
+        """One assistant turn for each conversation, in order.
+
+        ``tools`` are OpenAI-style JSON schemas offered to the model. ``prompt_ids`` (token-exact engines only)
+        replaces the rendering of each conversation by the given ids.
+        """
+
+    def _check_prompt_ids(
+        self, conversations: list[list[Message]], prompt_ids: list[list[int]] | None
+    ) -> None:
+        if prompt_ids is None:
+            return
+        if not self.token_exact:
+            raise ValueError(
+                f"{type(self).__name__} cannot condition on prompt_ids; pass conversations only."
+            )
+        if len(prompt_ids) != len(conversations):
+            raise ValueError(f"{len(prompt_ids)} prompt_ids for {len(conversations)} conversations")

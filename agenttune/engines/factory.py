@@ -1,0 +1,61 @@
+"""``build_engine``: the generation backend named by ``model.engine``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agenttune.config import ModelConfig
+from agenttune.engines.base import Engine
+from agenttune.engines.scripted import Policy
+
+ENGINES = ("transformers", "vllm", "openai", "scripted")
+
+
+def build_engine(
+    model_cfg: ModelConfig,
+    model: Any = None,
+    tokenizer: Any = None,
+    cache_dir: str | os.PathLike | None = None,
+    policy: Policy | None = None,
+) -> Engine:
+    """Build the engine ``model_cfg.engine`` with the config's sampling settings.
+
+    ``transformers`` generates with ``model`` and ``tokenizer`` (loaded from ``cache_dir`` when not given);
+    ``vllm`` loads the model folder itself; ``openai`` talks to ``model.engine_url``; ``scripted`` wraps
+    ``policy`` (token-exact when ``tokenizer`` is given).
+    """
+    sampling = {
+        "max_new_tokens": model_cfg.max_new_tokens,
+        "temperature": model_cfg.temperature,
+        "top_p": model_cfg.top_p,
+    }
+    if model_cfg.engine == "scripted":
+        if policy is None:
+            raise ValueError("engine=scripted needs a policy callable: build_engine(cfg, policy=fn)")
+        from agenttune.engines.scripted import ScriptedEngine
+
+        return ScriptedEngine(policy, tokenizer)
+    if model_cfg.engine == "openai":
+        from agenttune.engines.openai_engine import OpenAIEngine
+
+        return OpenAIEngine(
+            model_cfg.engine_model or model_cfg.name, base_url=model_cfg.engine_url, **sampling
+        )
+    if model_cfg.engine not in ("transformers", "vllm"):
+        raise ValueError(f"model.engine={model_cfg.engine!r}: choose one of {ENGINES}")
+    from agenttune.models import load_model, load_tokenizer
+
+    if (model is None or tokenizer is None) and cache_dir is None:
+        raise ValueError(f"engine={model_cfg.engine} needs model and tokenizer, or cache_dir to load them")
+    tokenizer = tokenizer if tokenizer is not None else load_tokenizer(model_cfg, cache_dir)
+    if model_cfg.engine == "vllm":
+        from agenttune.engines.vllm_engine import VLLMEngine
+        from agenttune.models.loading import resolve_path
+
+        path = resolve_path(model_cfg, cache_dir) if cache_dir is not None else model_cfg.path
+        return VLLMEngine(path, tokenizer, dtype=model_cfg.dtype, **sampling)
+    from agenttune.engines.transformers_engine import TransformersEngine
+
+    model = model if model is not None else load_model(model_cfg, cache_dir)
+    return TransformersEngine(model, tokenizer, **sampling)
