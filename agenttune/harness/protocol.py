@@ -1,8 +1,10 @@
 """The Harness protocol: where an agent's actions run and where its observations come from.
 
 A harness turns one agent action (a TOOL_CALL or a TEXT event) into the events the environment answers with.
-Every harness in the repo passes ``agenttune.harness.conformance`` (restore reverts state, a step after done
-raises, every observation comes back as an event).
+A TOOL_CALL is always answered by a TOOL_RESULT with the same ``call_id`` (``is_error=True`` when the call
+failed: unknown tool, bad arguments, an exception, a time-out); what the model did wrong never raises.
+Every harness in the repo passes :func:`agenttune.harness.conformance.check_harness` (restore reverts state, a
+step after done raises, every observation comes back as an event, tool results carry their call's id).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ class EpisodeDone(RuntimeError):
 
 @dataclass
 class StepResult:
+    """What one ``Harness.step`` returns; each harness documents the keys of its JSON-serialisable ``info``."""
+
     observations: list[Event]  # TOOL_RESULT, OBSERVATION, USER or ERROR events, in order
     done: bool = False
     reward: float | None = None  # set when the harness itself scores the episode (e.g. tau2's evaluators)
