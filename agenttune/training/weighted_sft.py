@@ -1,0 +1,180 @@
+"""SFT with a loss weight per token, on TRL's :class:`~trl.SFTTrainer`.
+
+Rows come from :func:`agenttune.events.projections.sft.sft_row`: ``input_ids`` and ``weights`` (one float per
+token, by segment kind: tool calls 2.0, text and reasoning 1.0, tool results and observations 0.0 by default).
+
+The loss (:func:`weighted_token_loss`) is the token-level cross-entropy of each next token, times that token's
+weight, summed and divided by the number of target tokens whose weight is positive, per micro-batch (with
+gradient accumulation the micro-batch losses are averaged, as the Trainer does for losses it cannot count
+across batches). Dividing by the token count, not the weight sum, keeps weights absolute: a token of weight 2.0
+counts twice as much as one of weight 1.0, whatever else is in the batch, and weight 0.0 tokens get no gradient.
+
+:class:`WeightedSFTTrainer` subclasses ``SFTTrainer`` and overrides only the documented ``compute_loss``; the
+dataset is passed already tokenized, so SFTTrainer's preparation is skipped (``skip_prepare_dataset``) and
+:class:`WeightedCollator` pads. Rows longer than ``args.max_length`` are cut to their first ``max_length`` tokens.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from datasets import Dataset
+from trl import SFTConfig, SFTTrainer
+
+from agenttune.events.projections.sft import sft_rows
+from agenttune.events.schema import EventLog
+
+
+def weighted_token_loss(logits: torch.Tensor, input_ids: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """Weighted next-token cross-entropy, normalised by the count of positively weighted target tokens.
+
+    ``logits`` is ``(batch, seq, vocab)``; position ``t`` predicts ``input_ids[:, t + 1]`` with weight
+    ``weights[:, t + 1]``. A batch without weighted tokens gives a zero loss (not NaN).
+    """
+    targets = input_ids[:, 1:]
+    target_weights = weights[:, 1:].to(logits.dtype)
+    per_token = F.cross_entropy(
+        logits[:, :-1].reshape(-1, logits.size(-1)), targets.reshape(-1), reduction="none"
+    ).view_as(target_weights)
+    count = (target_weights > 0).sum().clamp(min=1)
+    return (per_token * target_weights).sum() / count
+
+
+@dataclasses.dataclass
+class WeightedCollator:
+    """Pad ``input_ids`` (with ``pad_token_id``) and ``weights`` (with 0.0) to the longest row; add an attention mask."""
+
+    pad_token_id: int
+    pad_to_multiple_of: int | None = None
+
+    def __call__(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, torch.Tensor]:
+        longest = max(len(row["input_ids"]) for row in rows)
+        if self.pad_to_multiple_of:
+            longest = -(-longest // self.pad_to_multiple_of) * self.pad_to_multiple_of
+        input_ids = torch.full((len(rows), longest), self.pad_token_id, dtype=torch.long)
+        attention_mask = torch.zeros((len(rows), longest), dtype=torch.long)
+        weights = torch.zeros((len(rows), longest), dtype=torch.float32)
+        for i, row in enumerate(rows):
+            n = len(row["input_ids"])
+            if len(row["weights"]) != n:
+                raise ValueError(f"row {i}: {len(row['weights'])} weights for {n} input_ids")
+            input_ids[i, :n] = torch.as_tensor(row["input_ids"], dtype=torch.long)
+            attention_mask[i, :n] = 1
+            weights[i, :n] = torch.as_tensor(row["weights"], dtype=torch.float32)
+        return {"input_ids": input_ids, "attention_mask": attention_mask, "weights": weights}
+
+
+class WeightedSFTTrainer(SFTTrainer):
+    """SFTTrainer whose loss weights each token by the ``weights`` column (see the module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The loss is a per-micro-batch mean, so let the Trainer average it over gradient accumulation steps.
+        self.model_accepts_loss_kwargs = False
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        """Weighted cross-entropy of :func:`weighted_token_loss` on one padded batch."""
+        outputs = model(
+            input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"], use_cache=False
+        )
+        loss = weighted_token_loss(outputs.logits, inputs["input_ids"], inputs["weights"])
+        mode = "train" if model.training else "eval"
+        self._metrics[mode]["weighted_tokens"].append(float((inputs["weights"][:, 1:] > 0).sum()))
+        return (loss, outputs) if return_outputs else loss
+
+
+def as_weighted_rows(
+    data: Dataset | Iterable[Mapping[str, Any]] | Iterable[EventLog],
+    tokenizer: Any,
+    segment_weights: Mapping[str, float] | None,
+    max_length: int | None,
+) -> Dataset:
+    """A Dataset of ``input_ids`` + ``weights`` from SFT rows, EventLogs, or a Dataset in the events layout.
+
+    ``segment_weights`` applies when rows are projected here (from logs); rows that already carry weights were
+    weighted when they were projected, so passing ``segment_weights`` with them is an error.
+    """
+    if isinstance(data, Dataset):
+        columns = set(data.column_names)
+        if {"input_ids", "weights"} <= columns:
+            rows: list[Mapping[str, Any]] = list(data)
+            projected = False
+        elif "events" in columns:
+            from agenttune.events.io import from_dataset
+
+            rows, projected = sft_rows(from_dataset(data), tokenizer, segment_weights), True
+        else:
+            raise ValueError(
+                f"SFT data needs input_ids+weights or the events layout; it has {sorted(columns)}"
+            )
+    else:
+        items = list(data)
+        projected = bool(items) and isinstance(items[0], EventLog)
+        rows = sft_rows(items, tokenizer, segment_weights) if projected else items
+    if not projected and segment_weights is not None:
+        raise ValueError(
+            "segment_weights apply when EventLogs are projected; these rows already carry weights "
+            "(pass the logs, or to_dataset(logs), to weight them here)"
+        )
+    if not rows:
+        raise ValueError("no SFT rows to train on")
+    cut = slice(None, max_length)
+    return Dataset.from_dict(
+        {
+            "input_ids": [list(row["input_ids"])[cut] for row in rows],
+            "weights": [[float(w) for w in row["weights"]][cut] for row in rows],
+        }
+    )
+
+
+def build_weighted_sft_trainer(
+    model: Any,
+    tokenizer: Any,
+    dataset: Dataset | Iterable[Mapping[str, Any]] | Iterable[EventLog],
+    args: SFTConfig | Mapping[str, Any] | None = None,
+    *,
+    output_dir: str | None = None,
+    segment_weights: Mapping[str, float] | None = None,
+    eval_dataset: Dataset | Iterable[Any] | None = None,
+    callbacks: list[Any] | None = None,
+    peft_config: Any = None,
+) -> WeightedSFTTrainer:
+    """A :class:`WeightedSFTTrainer` ready to ``train()``.
+
+    ``dataset`` is SFT rows (``input_ids``, ``weights``), EventLogs, or ``to_dataset(logs)``; logs are projected
+    with ``segment_weights``. ``args`` is an ``SFTConfig`` or a dict of its fields (``output_dir`` fills in when
+    missing). The returned trainer's config is a copy with ``remove_unused_columns=False`` and
+    ``dataset_kwargs={"skip_prepare_dataset": True}``.
+    """
+    if args is None or isinstance(args, Mapping):
+        fields = dict(args or {})
+        fields.setdefault("output_dir", output_dir)
+        if fields["output_dir"] is None:
+            raise ValueError(
+                "build_weighted_sft_trainer needs an output_dir (argument or args['output_dir'])"
+            )
+        args = SFTConfig(**fields)
+    dataset_kwargs = {**(args.dataset_kwargs or {}), "skip_prepare_dataset": True}
+    args = dataclasses.replace(args, remove_unused_columns=False, dataset_kwargs=dataset_kwargs)
+    if tokenizer.pad_token_id is None:
+        raise ValueError(
+            "the tokenizer has no pad token; set tokenizer.pad_token before building the trainer"
+        )
+    train_rows = as_weighted_rows(dataset, tokenizer, segment_weights, args.max_length)
+    eval_rows = None
+    if eval_dataset is not None:
+        eval_rows = as_weighted_rows(eval_dataset, tokenizer, segment_weights, args.max_length)
+    return WeightedSFTTrainer(
+        model=model,
+        args=args,
+        train_dataset=train_rows,
+        eval_dataset=eval_rows,
+        processing_class=tokenizer,
+        data_collator=WeightedCollator(tokenizer.pad_token_id, args.pad_to_multiple_of),
+        callbacks=callbacks,
+        peft_config=peft_config,
+    )
