@@ -1,0 +1,57 @@
+"""Training arguments shared by every algorithm, read from :class:`~agenttune.config.AlgorithmConfig`.
+
+Metrics are reported by :class:`~agenttune.training.callbacks.MetricsCallback` (``report_to="none"``), checkpoints
+go under the given output folder, bf16 mixed precision is used only on a CUDA GPU that supports it, and
+``use_cpu`` is set when no GPU is present.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agenttune.config import AlgorithmConfig
+
+
+def on_gpu() -> bool:
+    """Whether training runs on a CUDA GPU."""
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def common_arguments(algorithm: AlgorithmConfig, output_dir: str) -> dict[str, Any]:
+    """Keyword arguments that every TRL config (a ``TrainingArguments`` subclass) takes the same way."""
+    import torch
+
+    gpu = on_gpu()
+    return {
+        "output_dir": output_dir,
+        "learning_rate": algorithm.learning_rate,
+        "max_steps": algorithm.max_steps,
+        "per_device_train_batch_size": algorithm.per_device_batch_size,
+        "gradient_accumulation_steps": algorithm.gradient_accumulation_steps,
+        "warmup_steps": algorithm.warmup_ratio,  # a float below 1 is a ratio of max_steps
+        "logging_steps": algorithm.logging_steps,
+        "save_strategy": "steps",
+        "save_steps": algorithm.save_steps,
+        "seed": algorithm.seed,
+        "report_to": "none",
+        "use_cpu": not gpu,
+        "bf16": gpu and torch.cuda.is_bf16_supported(),
+    }
+
+
+def on_policy_arguments(algorithm: AlgorithmConfig, output_dir: str) -> dict[str, Any]:
+    """Arguments of the sampling trainers (GRPO, RLOO).
+
+    ``per_device_batch_size`` counts prompts: each is sampled ``num_generations`` times, so TRL's batch size, which
+    counts completions, is their product (and always divisible by ``num_generations``, as TRL requires).
+    """
+    return {
+        **common_arguments(algorithm, output_dir),
+        "per_device_train_batch_size": algorithm.per_device_batch_size * algorithm.num_generations,
+        "num_generations": algorithm.num_generations,
+        "max_completion_length": algorithm.max_completion_length,
+        "beta": algorithm.beta,
+        "epsilon": algorithm.epsilon,
+    }

@@ -1,0 +1,31 @@
+"""KTO on unpaired samples: TRL's KTOTrainer, labels from rewards (``>= algorithm.desirable_reward`` is good).
+
+KTO estimates its KL reference point from mismatched prompt/completion pairs inside a batch, so TRL needs
+``per_device_batch_size >= 2``.
+"""
+
+from __future__ import annotations
+
+from agenttune.training.arguments import common_arguments
+from agenttune.training.data import label_by_reward
+from agenttune.training.spec import TrainerSpec
+
+
+def build_kto(spec: TrainerSpec):
+    from trl import KTOConfig, KTOTrainer
+
+    spec.refuse_tools()
+    algorithm = spec.algorithm
+    args = KTOConfig(
+        **common_arguments(algorithm, spec.output_dir), beta=algorithm.beta, max_length=algorithm.max_length
+    )
+    return KTOTrainer(
+        model=spec.model,
+        ref_model=spec.reference_model(),
+        args=args,
+        train_dataset=label_by_reward(spec.data.require("unpaired", "kto"), algorithm.desirable_reward),
+        eval_dataset=spec.data.eval,
+        processing_class=spec.tokenizer,
+        callbacks=spec.callbacks,
+        peft_config=spec.peft_config,
+    )

@@ -1,0 +1,311 @@
+"""PPO written as a readable loop in the project (TRL 1.16 has no PPOTrainer).
+
+One training step:
+
+1. take ``per_device_batch_size * gradient_accumulation_steps`` prompts and sample ``num_generations``
+   multi-turn completions for each with the policy (:class:`~agenttune.training.ppo.rollout.Rollout`);
+2. score each completion with the reward functions (TRL's calling convention, see ``score``), summed;
+3. under no grad: the rollout policy's token log-probs and values, and, when ``beta > 0``, the reference
+   policy's log-probs; per-token reward = ``-beta * (logp - ref_logp)`` plus the score on the last policy token;
+4. advantages and returns by GAE over policy tokens only (tool results are masked out), advantages whitened;
+5. ``ppo_epochs`` passes over shuffled minibatches of ``per_device_batch_size * num_generations`` completions,
+   one optimizer step each: clipped policy loss + ``vf_coef`` * clipped value loss, masked to policy tokens.
+
+The learning rate is constant (``warmup_ratio`` is not used). Every ``save_steps`` steps, ``checkpoint-<step>/``
+holds the policy (``save_pretrained``), the tokenizer and ``ppo_state.pt`` (value head, optimizer, step, RNG);
+``train(resume_from_checkpoint=folder)`` restores them and continues at that step.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from tqdm.auto import tqdm
+
+from agenttune.training.arguments import on_gpu
+from agenttune.training.callbacks import MetricsCallback
+from agenttune.training.ppo.gae import masked_gae, whiten
+from agenttune.training.ppo.rollout import Episode, Rollout
+from agenttune.training.ppo.value_head import ValueHead
+from agenttune.training.spec import TrainerSpec
+
+log = logging.getLogger(__name__)
+STATE_FILE = "ppo_state.pt"
+
+
+@dataclass
+class PPOState:
+    """Progress of a PPO run (named like transformers' TrainerState so callers read ``state.global_step``)."""
+
+    global_step: int = 0
+
+
+@dataclass
+class Batch:
+    """Rollouts as padded tensors; per-token tensors are aligned with ``input_ids[:, 1:]`` (the predicted tokens)."""
+
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor
+    policy_mask: torch.Tensor
+    old_logps: torch.Tensor | None = None
+    old_values: torch.Tensor | None = None
+    advantages: torch.Tensor | None = None
+    returns: torch.Tensor | None = None
+
+    def select(self, index: torch.Tensor) -> Batch:
+        return Batch(*(None if value is None else value[index] for value in vars(self).values()))
+
+
+def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return (values * mask).sum() / mask.sum().clamp(min=1)
+
+
+def pad_episodes(episodes: list[Episode], pad_id: int) -> Batch:
+    """Right-padded prompt + completion ids, with a mask of the policy's own completion tokens."""
+    sequences = [episode.prompt_ids + episode.completion_ids for episode in episodes]
+    masks = [[0] * len(episode.prompt_ids) + episode.model_mask for episode in episodes]
+    width = max(len(ids) for ids in sequences)
+    input_ids = torch.tensor([ids + [pad_id] * (width - len(ids)) for ids in sequences])
+    attention_mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids in sequences])
+    policy_mask = torch.tensor([mask + [0] * (width - len(mask)) for mask in masks])
+    return Batch(input_ids, attention_mask, policy_mask[:, 1:].float())
+
+
+class PPOTrainer:
+    """Proximal policy optimisation with a learned value head, for multi-turn tool-using policies."""
+
+    def __init__(self, spec: TrainerSpec):
+        self.args = spec.algorithm
+        self.output_dir = spec.output_dir
+        self.tokenizer = spec.tokenizer
+        self.dataset = spec.data.require("prompts", "ppo")
+        self.reward_funcs = list(spec.reward_funcs)
+        unsupported = [
+            type(callback).__name__
+            for callback in spec.callbacks
+            if not isinstance(callback, MetricsCallback)
+        ]
+        if unsupported:
+            raise ValueError(f"the PPO loop only forwards logs to MetricsCallback; got {unsupported}")
+        self.log_fns = [callback.log_fn for callback in spec.callbacks]
+        self.device = torch.device("cuda" if on_gpu() else "cpu")
+        torch.manual_seed(self.args.seed)
+        model = spec.model
+        if spec.peft_config is not None:
+            from peft import get_peft_model
+
+            model = get_peft_model(model, spec.peft_config)
+        self.model = model.to(self.device)
+        self.ref_model = self.reference(spec.ref_model)
+        self.value_head = ValueHead(model.config.get_text_config().hidden_size).to(self.device)
+        parameters = [p for p in self.model.parameters() if p.requires_grad] + list(
+            self.value_head.parameters()
+        )
+        self.optimizer = torch.optim.AdamW(parameters, lr=self.args.learning_rate)
+        self.rollout = Rollout(
+            self.model, self.tokenizer, self.args.max_completion_length, spec.tools, spec.environment_factory
+        )
+        self.state = PPOState()
+        gpu_bf16 = self.device.type == "cuda" and torch.cuda.is_bf16_supported()
+        self.autocast = (lambda: torch.autocast("cuda", torch.bfloat16)) if gpu_bf16 else nullcontext
+
+    def reference(self, ref_model):
+        """The frozen reference policy for the KL penalty: None when ``beta == 0`` or under PEFT (adapters off)."""
+        if self.args.beta == 0 or ref_model is None and hasattr(self.model, "disable_adapter"):
+            return None
+        reference = ref_model if ref_model is not None else copy.deepcopy(self.model)
+        return reference.to(self.device).eval().requires_grad_(False)
+
+    # -- one step -------------------------------------------------------------------------------------------
+
+    def prompt_rows(self, step: int) -> list[dict]:
+        """The prompts of ``step``: a fixed shuffled order of the dataset (seeded), so a resumed run continues it."""
+        count = self.args.per_device_batch_size * self.args.gradient_accumulation_steps
+        epoch_length = len(self.dataset)
+        rows = []
+        for position in range(step * count, (step + 1) * count):
+            epoch, index = divmod(position, epoch_length)
+            order = torch.randperm(
+                epoch_length, generator=torch.Generator().manual_seed(self.args.seed + epoch)
+            )
+            rows.append(self.dataset[int(order[index])])
+        return rows
+
+    def score(self, episodes: list[Episode]) -> tuple[torch.Tensor, dict[str, float]]:
+        """Summed rewards per completion and the mean of each source.
+
+        Each reward function is called TRL's way: ``f(prompts=..., completions=..., completion_ids=..., **columns)``
+        where ``completions`` are lists of assistant and tool messages, ``columns`` are the dataset's other columns
+        and, with an environment factory, ``environments`` holds each completion's environment. An environment's
+        ``get_reward()``, when defined, is one more source.
+        """
+        rows = [episode.row for episode in episodes]
+        columns = {key: [row[key] for row in rows] for key in rows[0] if key != "prompt"}
+        environments = [episode.environment for episode in episodes]
+        if environments[0] is not None:
+            columns["environments"] = environments
+        sources = {getattr(func, "__name__", type(func).__name__): func for func in self.reward_funcs}
+        if environments[0] is not None and hasattr(environments[0], "get_reward"):
+            sources[type(environments[0]).__name__] = lambda **_: [env.get_reward() for env in environments]
+        if not sources:
+            raise ValueError("ppo needs reward_funcs or an environment with get_reward()")
+        scores = {
+            name: func(
+                prompts=[episode.prompt for episode in episodes],
+                completions=[episode.messages for episode in episodes],
+                completion_ids=[episode.completion_ids for episode in episodes],
+                **columns,
+            )
+            for name, func in sources.items()
+        }
+        total = torch.tensor(
+            [sum(values) for values in zip(*scores.values(), strict=True)], dtype=torch.float
+        )
+        return total, {f"rewards/{name}": sum(values) / len(values) for name, values in scores.items()}
+
+    def forward(self, model, batch: Batch, with_values: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Log-probs of each next token and, when asked, the value of each position (both ``[B, T-1]``)."""
+        with self.autocast():
+            output = model(
+                input_ids=batch.input_ids,
+                attention_mask=batch.attention_mask,
+                output_hidden_states=with_values,
+            )
+        logits = output.logits[:, :-1].float()
+        logps = logits.log_softmax(-1).gather(-1, batch.input_ids[:, 1:, None]).squeeze(-1)
+        values = self.value_head(output.hidden_states[-1][:, :-1].float()) if with_values else None
+        return logps, values
+
+    @torch.no_grad()
+    def prepare(self, batch: Batch, scores: torch.Tensor) -> float:
+        """Fill in old log-probs, values, advantages and returns; return the mean KL to the reference."""
+        self.model.eval()
+        batch.old_logps, batch.old_values = self.forward(self.model, batch, with_values=True)
+        mask = batch.policy_mask
+        token_rewards = torch.zeros_like(batch.old_logps)
+        kl = torch.zeros(())
+        if self.args.beta > 0:
+            if self.ref_model is None:
+                with self.model.disable_adapter():
+                    ref_logps, _ = self.forward(self.model, batch, with_values=False)
+            else:
+                ref_logps, _ = self.forward(self.ref_model, batch, with_values=False)
+            token_kl = (batch.old_logps - ref_logps) * mask
+            token_rewards -= self.args.beta * token_kl
+            kl = token_kl.sum(-1).mean()
+        last_policy_token = (mask * torch.arange(mask.size(1), device=mask.device)).argmax(-1)
+        token_rewards[torch.arange(mask.size(0)), last_policy_token] += scores.to(self.device)
+        batch.advantages, batch.returns = masked_gae(
+            token_rewards, batch.old_values, mask, self.args.gamma, self.args.gae_lambda
+        )
+        batch.advantages = whiten(batch.advantages, mask)
+        return kl.item()
+
+    def update(self, batch: Batch) -> dict[str, float]:
+        """Clipped policy and value losses on one minibatch, one optimizer step."""
+        self.model.train()
+        mask, eps = batch.policy_mask, self.args.epsilon
+        logps, values = self.forward(self.model, batch, with_values=True)
+        ratio = torch.exp(logps - batch.old_logps)
+        policy_losses = torch.max(
+            -batch.advantages * ratio, -batch.advantages * ratio.clamp(1 - eps, 1 + eps)
+        )
+        clipped_values = batch.old_values + (values - batch.old_values).clamp(-eps, eps)
+        value_losses = 0.5 * torch.max((values - batch.returns) ** 2, (clipped_values - batch.returns) ** 2)
+        policy_loss, value_loss = masked_mean(policy_losses, mask), masked_mean(value_losses, mask)
+        loss = policy_loss + self.args.vf_coef * value_loss
+        self.optimizer.zero_grad()
+        loss.backward()
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.optimizer.param_groups[0]["params"], 1.0)
+        self.optimizer.step()
+        log_ratio = (logps - batch.old_logps).detach()
+        return {
+            "loss": loss.item(),
+            "policy_loss": policy_loss.item(),
+            "value_loss": value_loss.item(),
+            "approx_kl": masked_mean(torch.exp(log_ratio) - 1 - log_ratio, mask).item(),
+            "clip_fraction": masked_mean(((ratio - 1).abs() > eps).float(), mask).item(),
+            "grad_norm": grad_norm.item(),
+        }
+
+    def training_step(self) -> dict[str, float]:
+        episodes = self.rollout(self.prompt_rows(self.state.global_step), self.args.num_generations)
+        scores, reward_metrics = self.score(episodes)
+        batch = pad_episodes(episodes, self.tokenizer.pad_token_id)
+        batch = Batch(*(None if v is None else v.to(self.device) for v in vars(batch).values()))
+        kl = self.prepare(batch, scores)
+        minibatch = self.args.per_device_batch_size * self.args.num_generations
+        updates = []
+        for _ in range(self.args.ppo_epochs):
+            order = torch.randperm(len(episodes), device=self.device)
+            updates += [
+                self.update(batch.select(order[i : i + minibatch])) for i in range(0, len(order), minibatch)
+            ]
+        metrics = {name: sum(update[name] for update in updates) / len(updates) for name in updates[0]}
+        return {
+            **metrics,
+            "kl": kl,
+            "reward": scores.mean().item(),
+            "reward_std": scores.std().item() if len(scores) > 1 else 0.0,
+            **reward_metrics,
+            "completion_length": batch.policy_mask.sum(-1).mean().item(),
+            "tools/call_frequency": sum(episode.tool_calls for episode in episodes) / len(episodes),
+            "learning_rate": self.args.learning_rate,
+        }
+
+    # -- loop, checkpoints ----------------------------------------------------------------------------------
+
+    def train(self, resume_from_checkpoint: str | None = None) -> PPOState:
+        if resume_from_checkpoint:
+            self.load(resume_from_checkpoint)
+        progress = tqdm(total=self.args.max_steps, initial=self.state.global_step, desc="ppo")
+        while self.state.global_step < self.args.max_steps:
+            metrics = self.training_step()
+            self.state.global_step += 1
+            progress.update()
+            if self.state.global_step % self.args.logging_steps == 0:
+                for log_fn in self.log_fns:
+                    log_fn(metrics, self.state.global_step)
+            if self.state.global_step % self.args.save_steps == 0:
+                self.save(os.path.join(self.output_dir, f"checkpoint-{self.state.global_step}"))
+        progress.close()
+        return self.state
+
+    def save(self, folder: str) -> None:
+        self.model.save_pretrained(folder)
+        self.tokenizer.save_pretrained(folder)
+        state = {
+            "global_step": self.state.global_step,
+            "value_head": self.value_head.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "rng": torch.get_rng_state(),
+        }
+        torch.save(state, Path(folder) / STATE_FILE)
+        log.info("PPO checkpoint at step %d saved to %s", self.state.global_step, folder)
+
+    def load(self, folder: str) -> None:
+        from safetensors.torch import load_file
+
+        if hasattr(self.model, "peft_config"):
+            from peft import set_peft_model_state_dict
+
+            set_peft_model_state_dict(self.model, load_file(Path(folder) / "adapter_model.safetensors"))
+        else:
+            unexpected = self.model.load_state_dict(
+                load_file(Path(folder) / "model.safetensors"), strict=False
+            )[1]
+            if unexpected:
+                raise ValueError(
+                    f"checkpoint {folder} does not match the policy: unexpected keys {unexpected[:5]}"
+                )
+        state = torch.load(Path(folder) / STATE_FILE, weights_only=False)
+        self.value_head.load_state_dict(state["value_head"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        torch.set_rng_state(state["rng"])
+        self.state.global_step = state["global_step"]

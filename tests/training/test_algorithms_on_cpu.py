@@ -1,0 +1,183 @@
+"""Two training steps of every algorithm on the tiny random model: every trainable parameter must move.
+
+The tiny model ties its input embeddings to the LM head, whose gradient reaches every vocabulary row through the
+softmax, so no parameter is exempt (TRL's own tests exempt embedding rows of unseen tokens when weights are not
+tied).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from datasets import Dataset
+
+from agenttune.config import AlgorithmConfig
+from agenttune.training import MetricsCallback, TrainingData, build_trainer, train
+
+PROMPTS = ["What is 2+2?", "Name a colour.", "Say hi.", "Count to three."]
+
+
+def conversation(text: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": text}]
+
+
+def length_reward(completions, **kwargs) -> list[float]:
+    """Longer answers score higher (gives the tiny random policy a varied signal)."""
+    return [float(len(completion[-1]["content"])) for completion in completions]
+
+
+class LookupEnv:
+    """A key-value store the policy can query; counts its calls."""
+
+    def reset(self, **kwargs) -> None:
+        self.calls = 0
+
+    def lookup(self, key: str) -> str:
+        """Look up the value stored under a key.
+
+        Args:
+            key: The key to look up.
+
+        Returns:
+            The stored value.
+        """
+        self.calls += 1
+        return {"capital": "Paris"}.get(key, "unknown")
+
+
+def env_reward(completions, environments, **kwargs) -> list[float]:
+    """Length of the answer plus a bonus per tool call, read from each completion's environment."""
+    return [len(c[-1]["content"]) + env.calls for c, env in zip(completions, environments, strict=True)]
+
+
+def prompt_rows() -> Dataset:
+    return Dataset.from_dict(
+        {"prompt": [conversation(text) for text in PROMPTS], "topic": ["a", "b", "c", "d"]}
+    )
+
+
+def preference_rows() -> Dataset:
+    return Dataset.from_dict(
+        {
+            "prompt": [conversation(text) for text in PROMPTS],
+            "chosen": [[{"role": "assistant", "content": "A good answer."}]] * 4,
+            "rejected": [[{"role": "assistant", "content": "No."}]] * 4,
+        }
+    )
+
+
+def unpaired_rows() -> Dataset:
+    return Dataset.from_dict(
+        {
+            "prompt": [conversation(text) for text in PROMPTS],
+            "completion": [
+                [{"role": "assistant", "content": text}] for text in ["Four.", "No.", "Hi!", "Nope."]
+            ],
+            "reward": [1.0, 0.0, 0.8, 0.1],
+        }
+    )
+
+
+def sft_rows(tokenizer) -> Dataset:
+    from agenttune.training.weighted_sft import build_weighted_sft_trainer  # noqa: F401  (skip if absent)
+
+    return Dataset.from_dict(
+        {"messages": [conversation(text) + [{"role": "assistant", "content": "Sure."}] for text in PROMPTS]}
+    )
+
+
+ALGORITHM_DATA = {
+    "grpo": lambda tokenizer: TrainingData(prompts=prompt_rows()),
+    "rloo": lambda tokenizer: TrainingData(prompts=prompt_rows()),
+    "ppo": lambda tokenizer: TrainingData(prompts=prompt_rows()),
+    "dpo": lambda tokenizer: TrainingData(preferences=preference_rows()),
+    "bco": lambda tokenizer: TrainingData(preferences=preference_rows()),
+    "kto": lambda tokenizer: TrainingData(unpaired=unpaired_rows()),
+    "sft": lambda tokenizer: TrainingData(sft=sft_rows(tokenizer)),
+}
+
+
+def tiny_algorithm(name: str, **overrides) -> AlgorithmConfig:
+    values = dict(
+        name=name,
+        learning_rate=1e-2,
+        max_steps=2,
+        per_device_batch_size=2,
+        save_steps=100,
+        num_generations=2,
+        max_completion_length=8,
+        max_length=64,
+        beta=0.1,
+    )
+    return AlgorithmConfig(**{**values, **overrides})
+
+
+def snapshot(model) -> dict[str, torch.Tensor]:
+    return {name: p.detach().clone() for name, p in model.named_parameters() if p.requires_grad}
+
+
+def assert_all_changed(before: dict[str, torch.Tensor], model) -> None:
+    after = dict(model.named_parameters())
+    unchanged = [name for name, value in before.items() if torch.equal(value, after[name].detach().cpu())]
+    assert not unchanged, f"parameters that did not change: {unchanged}"
+
+
+def run_two_steps(algorithm, tiny_model, tokenizer, data, tmp_path, **kwargs):
+    logged = []
+    before = snapshot(tiny_model)
+    trainer = build_trainer(
+        algorithm,
+        tiny_model,
+        tokenizer,
+        data,
+        str(tmp_path),
+        callbacks=[MetricsCallback(lambda metrics, step: logged.append((step, metrics)))],
+        **kwargs,
+    )
+    train(trainer)
+    assert trainer.state.global_step == 2
+    assert [step for step, _ in logged if "loss" in _ or "policy_loss" in _][:2] == [1, 2]
+    assert_all_changed(before, trainer.model)
+    return logged
+
+
+@pytest.mark.parametrize("name", list(ALGORITHM_DATA))
+def test_two_steps_change_every_parameter_on_cpu(name, tiny_model, tokenizer, tmp_path):
+    data = ALGORITHM_DATA[name](tokenizer)
+    on_policy = name in ("grpo", "rloo", "ppo")
+    # GRPO/RLOO with beta > 0 reload a reference from the model's path, which the tiny model has not
+    algorithm = tiny_algorithm(name, beta=0.0 if name in ("grpo", "rloo") else 0.1)
+    reward_funcs = [length_reward] if on_policy else None
+    run_two_steps(algorithm, tiny_model, tokenizer, data, tmp_path, reward_funcs=reward_funcs)
+
+
+def test_grpo_with_environment_tools_on_cpu(tiny_model, tokenizer, tmp_path):
+    logged = run_two_steps(
+        tiny_algorithm("grpo", max_completion_length=12, beta=0.0),
+        tiny_model,
+        tokenizer,
+        TrainingData(prompts=prompt_rows()),
+        tmp_path,
+        reward_funcs=[env_reward],
+        environment_factory=LookupEnv,
+    )
+    assert any("tools/call_frequency" in metrics for _, metrics in logged)
+
+
+def test_ppo_logs_losses_kl_and_reward_on_cpu(tiny_model, tokenizer, tmp_path):
+    logged = run_two_steps(
+        tiny_algorithm("ppo"),
+        tiny_model,
+        tokenizer,
+        TrainingData(prompts=prompt_rows()),
+        tmp_path,
+        reward_funcs=[env_reward],
+        environment_factory=LookupEnv,
+    )
+    assert {"policy_loss", "value_loss", "kl", "reward", "tools/call_frequency"} <= set(logged[-1][1])
+
+
+def test_bco_unpaired_on_cpu(tiny_model, tokenizer, tmp_path):
+    run_two_steps(
+        tiny_algorithm("bco"), tiny_model, tokenizer, TrainingData(unpaired=unpaired_rows()), tmp_path
+    )
