@@ -61,7 +61,9 @@ class Bm25sRetriever(CachedRetriever):
         model.save(str(index_dir / "bm25s"), show_progress=False)
         with (index_dir / "chunks.jsonl").open("w", encoding="utf-8") as f:
             for c in chunks:
-                f.write(json.dumps({"id": c.id, "doc_id": c.doc_id, "text": c.text}, ensure_ascii=False) + "\n")
+                f.write(
+                    json.dumps({"id": c.id, "doc_id": c.doc_id, "text": c.text}, ensure_ascii=False) + "\n"
+                )
 
     def _open_index(self, index_dir: Path) -> None:
         self._model = _bm25s().BM25.load(str(index_dir / "bm25s"), show_progress=False)

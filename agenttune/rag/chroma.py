@@ -93,6 +93,10 @@ class ChromaRetriever(CachedRetriever):
         return [
             Hit(chunk_id, meta["doc_id"], 1.0 - distance, text)
             for chunk_id, meta, distance, text in zip(
-                result["ids"][0], result["metadatas"][0], result["distances"][0], result["documents"][0], strict=True
+                result["ids"][0],
+                result["metadatas"][0],
+                result["distances"][0],
+                result["documents"][0],
+                strict=True,
             )
         ]

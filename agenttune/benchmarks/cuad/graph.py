@@ -26,7 +26,9 @@ INVERSE = {
     "date_of": "dated",
 }
 
-_LEGAL_SUFFIXES = r"\b(the|inc|incorporated|corp|corporation|co|company|ltd|limited|llc|lp|l p|plc|sa|s a|nv|n v|ag|gmbh)\b"
+_LEGAL_SUFFIXES = (
+    r"\b(the|inc|incorporated|corp|corporation|co|company|ltd|limited|llc|lp|l p|plc|sa|s a|nv|n v|ag|gmbh)\b"
+)
 # Defined-term roles that the Parties column sometimes lists instead of a name.
 GENERIC_PARTY_NAMES = {
     "agent", "buyer", "client", "company", "consultant", "contractor", "customer", "distributor",
@@ -98,7 +100,9 @@ def _chunks_stating(text: str, chunks: Sequence[Chunk], needle: str) -> set[str]
     return found
 
 
-def _first_quote_chunks(contract: CuadContract, category: str, chunks: Sequence[Chunk]) -> tuple[str, set[str]]:
+def _first_quote_chunks(
+    contract: CuadContract, category: str, chunks: Sequence[Chunk]
+) -> tuple[str, set[str]]:
     """The first of the category's quotes found in the text and the chunks covering it."""
     for quote in contract.clauses.get(category, []):
         quote = quote.strip()
@@ -118,7 +122,12 @@ def add_contract(graph: EvidenceGraph, contract: CuadContract, chunks: Sequence[
     for name in contract.party_names:
         key = party_key(name)
         evidence = _chunks_stating(contract.text, chunks, name)
-        if 4 <= len(key) and len(key.split()) <= MAX_PARTY_WORDS and key not in GENERIC_PARTY_NAMES and evidence:
+        if (
+            4 <= len(key)
+            and len(key.split()) <= MAX_PARTY_WORDS
+            and key not in GENERIC_PARTY_NAMES
+            and evidence
+        ):
             graph.add_node(Node(f"party:{key}", "party", name))
             graph.add_edge(contract_id, "has_party", f"party:{key}", evidence)
     law = contract.answers.get("Governing Law", "")

@@ -25,7 +25,11 @@ def documents_with_distractors(bench: LegalBenchSet, n_distractors: int = 0, see
 
 
 def legalbench_chunks(
-    bench: LegalBenchSet, n_distractors: int = 0, chunk_size: int = 1000, chunk_overlap: int = 200, seed: int = 0
+    bench: LegalBenchSet,
+    n_distractors: int = 0,
+    chunk_size: int = 1000,
+    chunk_overlap: int = 200,
+    seed: int = 0,
 ) -> list[Chunk]:
     """Chunks of :func:`documents_with_distractors`."""
     return chunk_documents(documents_with_distractors(bench, n_distractors, seed), chunk_size, chunk_overlap)

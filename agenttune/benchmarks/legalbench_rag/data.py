@@ -90,7 +90,9 @@ def load_official(root: str | Path, corpora: list[str] | None = None) -> list[Le
         for i, test in enumerate(tests):
             spans = [(s["file_path"], int(s["span"][0]), int(s["span"][1])) for s in test["snippets"]]
             files = list(dict.fromkeys(f for f, _, _ in spans))
-            queries.append(LegalBenchQuery(_query_id(path.stem, i, test["query"]), test["query"], files, spans))
+            queries.append(
+                LegalBenchQuery(_query_id(path.stem, i, test["query"]), test["query"], files, spans)
+            )
         documents = _read_documents(root / "corpus", {f for q in queries for f in q.gold_files})
         sets.append(LegalBenchSet(path.stem, queries, documents))
     return sets

@@ -19,7 +19,9 @@ def doc_at_k(hits: Sequence[Hit], gold_files: Sequence[str], k: int = 8) -> floa
     return float(bool(set(gold_files) & {h.doc_id for h in hits[:k]}))
 
 
-def evaluate_doc_at_k(retriever: Retriever, queries: Sequence[LegalBenchQuery], k: int = 8) -> dict[str, float]:
+def evaluate_doc_at_k(
+    retriever: Retriever, queries: Sequence[LegalBenchQuery], k: int = 8
+) -> dict[str, float]:
     """Mean Doc@k of a built retriever over ``queries``."""
     scores = [doc_at_k(retriever.search(q.query, k), q.gold_files, k) for q in queries]
     return {f"doc@{k}": sum(scores) / len(scores) if scores else 0.0, "queries": float(len(scores))}

@@ -86,7 +86,9 @@ class LLMQuestionGenerator:
     def __call__(self, path: Path, graph: EvidenceGraph) -> GeneratedQuestion | None:
         end = graph.nodes[path.end]
         prompt = f"Chain of facts:\n{describe_path(path, graph)}\n\nThe answer is: {end.label}"
-        reply = self.engine.generate([{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": prompt}])
+        reply = self.engine.generate(
+            [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": prompt}]
+        )
         text = reply if isinstance(reply, str) else getattr(reply, "text", "")
         match = re.search(r"\{.*\}", text or "", re.DOTALL)
         try:

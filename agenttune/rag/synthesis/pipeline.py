@@ -63,7 +63,9 @@ def lexical_difficulty(question: str, chunk_texts: Sequence[str]) -> str:
     return "easy" if weakest >= 0.5 else "medium" if weakest >= 0.2 else "hard"
 
 
-def _record(path: Path, graph: EvidenceGraph, question: str, answer: str, aliases, template: str) -> QuestionRecord:
+def _record(
+    path: Path, graph: EvidenceGraph, question: str, answer: str, aliases, template: str
+) -> QuestionRecord:
     gold = gold_chunks(path, graph, answer)
     key = f"{template}|{'>'.join(path.node_ids)}"
     return QuestionRecord(
@@ -150,7 +152,9 @@ def synthesize(
 
     balanced = balance(checked, config.max_per_bucket, config.seed)
     write_jsonl(balanced, out_dir / "04_balanced" / "questions.jsonl")
-    write_manifest(out_dir / "04_balanced", "balanced", **counts(balanced), max_per_bucket=config.max_per_bucket)
+    write_manifest(
+        out_dir / "04_balanced", "balanced", **counts(balanced), max_per_bucket=config.max_per_bucket
+    )
 
     split = assign_splits(balanced, config.val_fraction, config.seed, by="chunks")
     for name in ("train", "validation"):

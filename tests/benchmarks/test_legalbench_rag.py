@@ -1,0 +1,74 @@
+import json
+
+import pytest
+
+from agenttune.benchmarks.cuad.data import filename_key
+from agenttune.benchmarks.legalbench_rag.corpus import (
+    DISTRACTOR_PREFIX,
+    documents_with_distractors,
+    legalbench_chunks,
+)
+from agenttune.benchmarks.legalbench_rag.data import load_official, load_sample
+from agenttune.benchmarks.legalbench_rag.metrics import doc_at_k, evaluate_doc_at_k
+from agenttune.rag.retriever import Hit
+from agenttune.rag.sqlite_fts import SqliteFtsRetriever
+
+
+def test_sample_loads_four_corpora_with_their_documents():
+    sets = {s.name: s for s in load_sample()}
+    assert set(sets) == {"cuad", "maud", "contractnli", "privacy_qa"}
+    for bench in sets.values():
+        assert len(bench.queries) == 50
+        assert all(q.gold_files[0] in bench.documents and q.reference_answer for q in bench.queries)
+
+
+@pytest.fixture
+def official_root(tmp_path):
+    corpus = tmp_path / "corpus" / "nda"
+    corpus.mkdir(parents=True)
+    (corpus / "a.txt").write_text("The receiving party shall keep all Confidential Information secret.")
+    (corpus / "b.txt").write_text("This policy explains how we collect cookies and location data.")
+    tests = {
+        "tests": [
+            {
+                "query": "Must confidential information be kept secret?",
+                "snippets": [{"file_path": "nda/a.txt", "span": [0, 40]}],
+            },
+            {
+                "query": "Does the app collect location data?",
+                "snippets": [{"file_path": "nda/b.txt", "span": [30, 62]}],
+            },
+        ]
+    }
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "tiny.json").write_text(json.dumps(tests))
+    return tmp_path
+
+
+def test_official_layout_loads_spans_and_documents(official_root):
+    (bench,) = load_official(official_root)
+    assert bench.name == "tiny" and set(bench.documents) == {"nda/a.txt", "nda/b.txt"}
+    assert bench.queries[1].gold_spans == [("nda/b.txt", 30, 62)]
+    assert bench.queries[0].gold_files == ["nda/a.txt"]
+
+
+def test_doc_at_8_on_the_official_fixture_with_distractors(official_root, tmp_cache):
+    (bench,) = load_official(official_root)
+    chunks = legalbench_chunks(bench, n_distractors=3, chunk_size=500, chunk_overlap=50)
+    assert sum(c.doc_id.startswith(DISTRACTOR_PREFIX) for c in chunks) > 0
+    retriever = SqliteFtsRetriever(cache_dir=tmp_cache).build(chunks)
+    assert evaluate_doc_at_k(retriever, bench.queries, k=8) == {"doc@8": 1.0, "queries": 2.0}
+
+
+def test_doc_at_k_counts_only_the_top_k():
+    ranked = [Hit(f"x#{i}", "x", 1.0, "") for i in range(8)] + [Hit("g#0", "g", 0.1, "")]
+    assert doc_at_k(ranked, ["g"], k=8) == 0.0
+    assert doc_at_k(ranked, ["g"], k=9) == 1.0
+
+
+def test_distractors_never_duplicate_the_sets_own_cuad_documents():
+    (cuad,) = load_sample(corpora=["cuad"])
+    documents = documents_with_distractors(cuad, n_distractors=505)
+    distractors = [d.removeprefix(DISTRACTOR_PREFIX) for d in documents if d.startswith(DISTRACTOR_PREFIX)]
+    own = {filename_key(d.rsplit("/", 1)[-1]) for d in cuad.documents}
+    assert len(distractors) == 505 and not own & {filename_key(d) for d in distractors}

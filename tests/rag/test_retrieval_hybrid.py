@@ -1,0 +1,65 @@
+import pytest
+
+from agenttune.rag.chunking import Chunk, chunk_documents
+from agenttune.rag.hybrid import HybridRetriever, reciprocal_rank_fusion
+from agenttune.rag.retriever import Hit, Retriever
+
+
+def hits(*ids):
+    return [Hit(i, "d", 1.0, i) for i in ids]
+
+
+class Fixed(Retriever):
+    """A retriever that returns a fixed ranking, to test fusion in isolation."""
+
+    def __init__(self, ranking):
+        super().__init__()
+        self.ranking = ranking
+        self.built = False
+
+    def build(self, chunks: list[Chunk]):
+        self.built = True
+        return self
+
+    def index_size_bytes(self):
+        return 1
+
+    def search(self, query, k=None):
+        return self.ranking[: k or self.k]
+
+
+def test_rrf_rewards_agreement_between_rankings():
+    fused = reciprocal_rank_fusion({"lex": hits("a", "b", "c"), "dense": hits("d", "b", "c")})
+    assert [h.chunk_id for h in fused][:2] == ["b", "c"]
+    assert {h.chunk_id for h in fused} == {"a", "b", "c", "d"}
+
+
+def test_weights_tilt_the_fusion():
+    rankings = {"lex": hits("a", "b"), "dense": hits("b", "a")}
+    assert reciprocal_rank_fusion(rankings, {"lex": 2.0})[0].chunk_id == "a"
+    assert reciprocal_rank_fusion(rankings, {"dense": 2.0})[0].chunk_id == "b"
+    scores = [h.score for h in reciprocal_rank_fusion(rankings, rrf_k=10)]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_hybrid_builds_all_parts_and_cuts_at_k():
+    parts = {"lex": Fixed(hits("a", "b", "c")), "dense": Fixed(hits("c", "d"))}
+    hybrid = HybridRetriever(retrievers=parts, k=2).build([Chunk("a", "d", 0, 1, "x")])
+    assert all(p.built for p in parts.values())
+    assert [h.chunk_id for h in hybrid.search("q")] == ["c", "a"]
+    assert hybrid.index_size_bytes() == 2
+
+
+def test_hybrid_rejects_weights_for_unknown_parts():
+    with pytest.raises(ValueError, match="not configured"):
+        HybridRetriever(retrievers={"lex": Fixed([])}, weights={"dense": 1.0})
+
+
+@pytest.mark.slow
+def test_hybrid_of_sqlite_and_chroma_on_real_contracts(contracts, tmp_cache):
+    chunks = chunk_documents({c.doc_id: c.text for c in contracts[:1]}, size=1000, overlap=100)
+    hybrid = HybridRetriever(cache_dir=tmp_cache, k=5).build(chunks)
+    results = hybrid.search("governing law of this agreement")
+    assert len(results) == 5 and all(h.doc_id == contracts[0].doc_id for h in results)
+    again = HybridRetriever(cache_dir=tmp_cache).build(chunks)
+    assert all(r.last_build_reused for r in again.retrievers.values())
