@@ -1,0 +1,122 @@
+"""Command line: ``python -m agenttune.events {stats,validate,convert,quality} ...``.
+
+File formats go by extension: ``.jsonl`` (EventLogs, one a line), ``.parquet`` (one row per log) and
+``.adp.json`` / ``.json`` (an ADP trajectory list). ``stats`` and ``validate`` exit 1 when a file holds anything
+invalid (a torn last line included), naming file and line; ``convert`` overwrites its output; ``quality`` prints
+the ADP quality report of each file and exits 1 with ``--strict`` when a check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from agenttune.events.io import EventLogFileError, read_jsonl, read_parquet, write_jsonl, write_parquet
+from agenttune.events.schema import EventKind, EventLog
+
+
+def read_logs(path: str) -> tuple[list[EventLog], list[str]]:
+    """Logs in ``path`` and the problems found (``file:line: message``), whatever the format."""
+    if path.endswith(".jsonl"):
+        contents = read_jsonl(path, strict=False)
+        return contents.logs, [str(issue) for issue in contents.issues]
+    try:
+        if path.endswith(".parquet"):
+            return read_parquet(path), []
+        if path.endswith(".json"):
+            from agenttune.events.adp import import_adp
+
+            return import_adp(path), []
+    except EventLogFileError as error:
+        return [], [str(error)]
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return [], [f"{path}: trajectory {where}: {first['msg']}"]
+    raise SystemExit(f"{path}: unknown format; use .jsonl, .parquet or .adp.json")
+
+
+def write_logs(logs: list[EventLog], path: str) -> None:
+    """Write ``logs`` to ``path`` in the format its extension names (overwriting)."""
+    target = Path(path)
+    if path.endswith(".jsonl"):
+        target.unlink(missing_ok=True)
+        write_jsonl(logs, target)
+    elif path.endswith(".parquet"):
+        write_parquet(logs, target)
+    elif path.endswith(".json"):
+        from agenttune.events.adp import export_adp
+
+        export_adp(logs, target)
+    else:
+        raise SystemExit(f"{path}: unknown format; use .jsonl, .parquet or .adp.json")
+
+
+def stats(logs: list[EventLog]) -> dict[str, dict[str, int]]:
+    """Counts of logs by tier, events by kind, and tool calls by tool name."""
+    tiers, kinds, tools = Counter(), Counter(), Counter()
+    for log in logs:
+        tiers[log.tier] += 1
+        for event in log.events:
+            kinds[event.payload.kind.value] += 1
+            if event.payload.kind == EventKind.TOOL_CALL:
+                tools[event.payload.name] += 1
+    return {"tier": dict(tiers), "kind": dict(kinds), "tool": dict(tools.most_common())}
+
+
+def _report_problems(problems: list[str]) -> None:
+    for problem in problems:
+        print(problem, file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agenttune.events", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (
+        ("stats", "counts by kind, tier and tool"),
+        ("validate", "check files against the schema"),
+    ):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("files", nargs="+")
+    convert = commands.add_parser("convert", help="convert between .jsonl, .parquet and .adp.json")
+    convert.add_argument("source")
+    convert.add_argument("target")
+    quality = commands.add_parser("quality", help="ADP quality report per file")
+    quality.add_argument("files", nargs="+")
+    quality.add_argument("--min-thought-share", type=float, default=0.8)
+    quality.add_argument("--strict", action="store_true", help="exit 1 when a file fails a check")
+    args = parser.parse_args(argv)
+
+    if args.command == "convert":
+        logs, problems = read_logs(args.source)
+        if problems:
+            _report_problems(problems)
+            return 1
+        write_logs(logs, args.target)
+        print(f"{args.source} -> {args.target}: {len(logs)} logs")
+        return 0
+    if args.command == "quality":
+        from agenttune.events.adp_quality import check_file
+
+        failed = False
+        for path in args.files:
+            report = check_file(path, args.min_thought_share)
+            failed |= not report.ok
+            print(json.dumps(report.as_dict(), ensure_ascii=False))
+        return int(failed and args.strict)
+    status = 0
+    for path in args.files:
+        logs, problems = read_logs(path)
+        _report_problems(problems)
+        status |= bool(problems)
+        if args.command == "stats":
+            print(json.dumps({"file": path, "logs": len(logs), **stats(logs)}, ensure_ascii=False))
+        else:
+            verdict = "invalid" if problems else "ok"
+            print(f"{path}: {verdict} ({len(logs)} valid logs, {len(problems)} problems)")
+    return status
