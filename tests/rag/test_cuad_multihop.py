@@ -1,4 +1,5 @@
 import json
+from dataclasses import dataclass
 
 import pytest
 
@@ -12,6 +13,11 @@ from agenttune.rag.synthesis.paths import follow, walks
 from agenttune.rag.synthesis.pipeline import SynthesisConfig, synthesize
 
 LAW = ("party_to", "governed_by")
+
+
+@dataclass
+class Generation:
+    text: str
 
 
 def toy_graph() -> EvidenceGraph:
@@ -69,9 +75,9 @@ def test_generators_answer_with_the_path_end():
     assert generated.answer == "Texas" and "Bolt" in generated.question
 
     class Engine:
-        def generate(self, messages):
-            assert "Bolt" in messages[-1]["content"]
-            return 'Sure: {"question": "Whose law governs the deal Bolt signed?"}'
+        def generate(self, conversations):
+            assert "Bolt" in conversations[0][-1]["content"]
+            return [Generation('Sure: {"question": "Whose law governs the deal Bolt signed?"}')]
 
     llm = LLMQuestionGenerator(Engine())(path, graph)
     assert llm == GeneratedQuestion("Whose law governs the deal Bolt signed?", "Texas", (), "llm")

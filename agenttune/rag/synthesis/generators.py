@@ -55,7 +55,9 @@ class TemplateGenerator:
 
 
 class ChatEngine(Protocol):
-    def generate(self, messages: list[dict[str, str]]) -> Any: ...
+    """What :class:`LLMQuestionGenerator` needs of an engine (``agenttune.engines.base.Engine`` fits)."""
+
+    def generate(self, conversations: list[list[dict[str, Any]]]) -> list[Any]: ...
 
 
 def describe_path(path: Path, graph: EvidenceGraph) -> str:
@@ -68,10 +70,10 @@ def describe_path(path: Path, graph: EvidenceGraph) -> str:
 
 
 class LLMQuestionGenerator:
-    """Ask ``engine.generate(messages)`` for a question over the path; the answer is the path's end node.
+    """Ask an engine to word a question over the path; the answer stays the path's end node.
 
-    The engine may return a string or an object with a ``text`` attribute; the reply must contain a JSON
-    object with a ``question`` field. Replies without one give None (the path is dropped).
+    ``engine.generate([conversation])`` must return one generation (an object with ``text``, or a string)
+    whose text contains a JSON object with a ``question`` field; any other reply gives None (path dropped).
     """
 
     SYSTEM = (
@@ -86,9 +88,8 @@ class LLMQuestionGenerator:
     def __call__(self, path: Path, graph: EvidenceGraph) -> GeneratedQuestion | None:
         end = graph.nodes[path.end]
         prompt = f"Chain of facts:\n{describe_path(path, graph)}\n\nThe answer is: {end.label}"
-        reply = self.engine.generate(
-            [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": prompt}]
-        )
+        conversation = [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": prompt}]
+        reply = self.engine.generate([conversation])[0]
         text = reply if isinstance(reply, str) else getattr(reply, "text", "")
         match = re.search(r"\{.*\}", text or "", re.DOTALL)
         try:
