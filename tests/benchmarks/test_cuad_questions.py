@@ -1,10 +1,8 @@
 from agenttune.benchmarks.cuad.categories import DATE_CATEGORIES, QUESTIONS
-from agenttune.benchmarks.cuad.corpus import cuad_chunks, select_doc_ids
+from agenttune.benchmarks.cuad.corpus import select_doc_ids
 from agenttune.benchmarks.cuad.questions import build_single_hop_questions
-from agenttune.benchmarks.cuad.search_tool import CorpusSearch
 from agenttune.rag.chunking import chunk_text
 from agenttune.rag.questions import read_jsonl, write_jsonl
-from agenttune.rag.sqlite_fts import SqliteFtsRetriever
 
 
 def test_gold_chunks_hold_each_quote_exactly(contracts):
@@ -44,16 +42,3 @@ def test_corpus_subset_keeps_required_docs_and_is_deterministic():
     assert first == select_doc_ids(ids, max_docs=10, required=["d42", "d7"], seed=3)
     assert first != select_doc_ids(ids, max_docs=10, required=["d42", "d7"], seed=4)
     assert len(select_doc_ids(ids, max_docs=1, required=["d1", "d2"])) == 2
-
-
-def test_search_tool_records_what_the_episode_retrieved(contracts, tmp_cache):
-    question = build_single_hop_questions(contracts[:1])[0]
-    chunks = cuad_chunks(max_docs=3, required_doc_ids=question.doc_ids)
-    tool = CorpusSearch(SqliteFtsRetriever(cache_dir=tmp_cache).build(chunks), k=3)
-    output = tool.search(question.question)
-    assert tool.num_searches == 1 and len(tool.retrieved_chunk_ids) == 3
-    assert tool.retrieved_chunk_ids[0] in output
-    tool.search("((")
-    assert tool.num_searches == 2
-    tool.reset()
-    assert (tool.num_searches, tool.retrieved_chunk_ids) == (0, [])

@@ -1,1 +1,1 @@
-"""CUAD v1 contract search: loading the contracts, the corpus subset, single-hop questions, the search tool."""
+"""CUAD v1 contract search: the contracts, the corpus subset of a run, single-hop and multi-hop questions."""
