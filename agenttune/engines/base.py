@@ -45,21 +45,8 @@ class Generation:
 
     @property
     def message(self) -> Message:
-        """The chat message (OpenAI shape, arguments as objects, ids ``call_0``, ``call_1``, ...)."""
-        message: Message = {"role": "assistant", "content": self.parsed.content}
-        if self.parsed.reasoning:
-            message["reasoning_content"] = self.parsed.reasoning
-        calls = self.parsed.tool_calls
-        if calls:
-            message["tool_calls"] = [
-                {
-                    "id": f"call_{i}",
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": c.arguments},
-                }
-                for i, c in enumerate(calls)
-            ]
-        return message
+        """The assistant chat message (see :meth:`ParsedMessage.to_message`)."""
+        return self.parsed.to_message()
 
 
 class Engine(ABC):

@@ -46,9 +46,10 @@ def build_engine(
         raise ValueError(f"model.engine={model_cfg.engine!r}: choose one of {ENGINES}")
     from agenttune.models import load_model, load_tokenizer
 
-    if (model is None or tokenizer is None) and cache_dir is None:
-        raise ValueError(f"engine={model_cfg.engine} needs model and tokenizer, or cache_dir to load them")
-    tokenizer = tokenizer if tokenizer is not None else load_tokenizer(model_cfg, cache_dir)
+    if tokenizer is None:
+        if cache_dir is None:
+            raise ValueError(f"engine={model_cfg.engine} needs a tokenizer, or cache_dir to load it")
+        tokenizer = load_tokenizer(model_cfg, cache_dir)
     if model_cfg.engine == "vllm":
         from agenttune.engines.vllm_engine import VLLMEngine
         from agenttune.models.loading import resolve_path
@@ -57,5 +58,8 @@ def build_engine(
         return VLLMEngine(path, tokenizer, dtype=model_cfg.dtype, **sampling)
     from agenttune.engines.transformers_engine import TransformersEngine
 
-    model = model if model is not None else load_model(model_cfg, cache_dir)
+    if model is None:
+        if cache_dir is None:
+            raise ValueError("engine=transformers needs a model, or cache_dir to load it")
+        model = load_model(model_cfg, cache_dir)
     return TransformersEngine(model, tokenizer, **sampling)

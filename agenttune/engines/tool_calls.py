@@ -59,6 +59,20 @@ class ParsedMessage:
     def tool_calls(self) -> list[Segment]:
         return [s for s in self.segments if s.kind == "tool_call"]
 
+    def to_message(self, call_ids: list[str] | None = None) -> dict[str, Any]:
+        """The assistant chat message (OpenAI shape, arguments as objects); ids default to ``call_0``, ..."""
+        calls = self.tool_calls
+        call_ids = call_ids if call_ids is not None else [f"call_{i}" for i in range(len(calls))]
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
+        if calls:
+            message["tool_calls"] = [
+                {"id": call_id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for call_id, c in zip(call_ids, calls, strict=True)
+            ]
+        return message
+
 
 def format_tool_call(name: str, arguments: dict[str, Any] | str) -> str:
     """A ``<tool_call>`` block in the Qwen layout; ``arguments`` is an object or its raw JSON text (kept as is)."""

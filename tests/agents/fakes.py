@@ -73,7 +73,9 @@ class CalculatorHarness:
 
 
 def tasks(n: int) -> list[dict[str, Any]]:
-    return [{"id": f"t{i}", "question": f"What is {i} + {i + 1}?", "answer": str(2 * i + 1)} for i in range(n)]
+    return [
+        {"id": f"t{i}", "question": f"What is {i} + {i + 1}?", "answer": str(2 * i + 1)} for i in range(n)
+    ]
 
 
 def calculator_policy(conversation: list[dict[str, Any]], tools: Any) -> dict[str, Any]:
@@ -83,4 +85,7 @@ def calculator_policy(conversation: list[dict[str, Any]], tools: Any) -> dict[st
         return {"content": f"The answer is {last['content']}."}
     question = next(m["content"] for m in conversation if m["role"] == "user")
     a, b = (int(x.strip("?")) for x in question.split()[2::2])
-    return {"content": "Let me add.", "tool_calls": [{"function": {"name": "add", "arguments": {"a": a, "b": b}}}]}
+    return {
+        "content": "Let me add.",
+        "tool_calls": [{"function": {"name": "add", "arguments": {"a": a, "b": b}}}],
+    }

@@ -35,7 +35,12 @@ def test_react_episode_events_reward_and_reasons(tokenizer):
         "text", "reward", "turn_complete",
     ]  # fmt: skip
     call, result = log.events[3].payload, log.events[4].payload
-    assert (call.name, call.arguments, result.call_id, result.content) == ("add", {"a": 1, "b": 2}, call.call_id, "3")
+    assert (call.name, call.arguments, result.call_id, result.content) == (
+        "add",
+        {"a": 1, "b": 2},
+        call.call_id,
+        "3",
+    )
     assert [e.payload.reason for e in log.events if e.kind == EventKind.TURN_COMPLETE] == [
         "end_of_turn",
         "agent_stop",
@@ -112,7 +117,9 @@ def test_malformed_call_becomes_parser_error_and_feedback(tokenizer):
 
 def test_writer_gets_each_log_and_non_exact_engines_write_light_logs():
     written = []
-    logs = run_episodes(ScriptedEngine(calculator_policy), CalculatorHarness, ReAct(), tasks(2), writer=written.append)
+    logs = run_episodes(
+        ScriptedEngine(calculator_policy), CalculatorHarness, ReAct(), tasks(2), writer=written.append
+    )
     assert [log.id for log in written] == [log.id for log in logs]
     assert all(log.tier == "light" and log.token_ids is None for log in logs)
     with pytest.raises(ValueError, match="token-exact"):
