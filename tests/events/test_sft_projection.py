@@ -1,0 +1,84 @@
+"""Weighted SFT rows: rendered by the chat template (light) or read from token spans (full)."""
+
+from __future__ import annotations
+
+import pytest
+from builders import search_episode
+
+from agenttune.events import EventLog
+from agenttune.events.projections import chat_messages, sft_row
+
+
+def weight_runs(tokenizer, row) -> list[tuple[float, str]]:
+    """Consecutive tokens of equal weight, decoded."""
+    runs: list[tuple[float, list[int]]] = []
+    for token, weight in zip(row["input_ids"], row["weights"], strict=True):
+        if runs and runs[-1][0] == weight:
+            runs[-1][1].append(token)
+        else:
+            runs.append((weight, [token]))
+    return [(weight, tokenizer.decode(tokens)) for weight, tokens in runs]
+
+
+def test_light_row_is_the_chat_template_rendering(tokenizer):
+    log = search_episode()
+    row = sft_row(log, tokenizer)
+    expected = tokenizer.apply_chat_template(chat_messages(log), tools=log.tools, tokenize=False)
+    assert tokenizer.decode(row["input_ids"]) == expected
+    assert len(row["weights"]) == len(row["input_ids"])
+
+
+def test_light_row_weights_follow_segment_kinds(tokenizer):
+    runs = weight_runs(tokenizer, sft_row(search_episode(), tokenizer))
+    assert [weight for weight, _ in runs] == [0.0, 1.0, 2.0, 0.0, 1.0]
+    prompt, reasoning, calls, tool_result, answer = (text for _, text in runs)
+    assert "Which state's law governs?" in prompt and prompt.endswith("<|im_start|>assistant\n")
+    assert reasoning == "<think>\nI should search.\n</think>"
+    assert (
+        '<tool_call>\n{"name": "search", "arguments": {"query": "governing law"}}\n</tool_call><|im_end|>'
+        in calls
+    )
+    assert "<tool_response>\nlaws of Nevada\n</tool_response>" in tool_result
+    assert answer.startswith("<answer>Nevada</answer><|im_end|>")
+
+
+def test_weights_are_configurable_and_checked(tokenizer):
+    row = sft_row(search_episode(), tokenizer, {"tool_call": 0.5, "tool_result": 0.25, "reasoning": 0.0})
+    assert [w for w, _ in weight_runs(tokenizer, row)] == [0.0, 0.5, 0.25, 0.0, 1.0]
+    with pytest.raises(KeyError, match="unknown segment weight 'tool_calls'"):
+        sft_row(search_episode(), tokenizer, {"tool_calls": 1.0})
+
+
+def test_full_row_reads_token_ids_and_spans(tokenizer):
+    log = EventLog.model_validate(
+        {
+            "id": "f",
+            "tier": "full",
+            "token_ids": list(range(100, 114)),
+            "events": [
+                {"payload": {"kind": "user", "text": "q"}, "actor": "user", "span": [0, 3]},
+                {
+                    "payload": {"kind": "tool_call", "call_id": "c", "name": "s"},
+                    "span": [4, 6],
+                    "logprobs": [-1, -1],
+                },
+                {"payload": {"kind": "turn_complete"}, "span": [6, 7], "logprobs": [-0.1]},
+                {
+                    "payload": {"kind": "tool_result", "call_id": "c", "name": "s", "content": "r"},
+                    "span": [7, 10],
+                },
+                {"payload": {"kind": "text", "text": "a"}, "span": [11, 13], "logprobs": [-1, -1]},
+            ],
+        }
+    )
+    row = sft_row(log, tokenizer)
+    assert row["input_ids"] == log.token_ids
+    assert row["weights"] == [0, 0, 0, 0, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0]
+    assert sft_row(log, tokenizer, {"tool_result": 0.5})["weights"][7:10] == [0.5] * 3
+    # the same log rendered from content instead
+    assert tokenizer.decode(sft_row(log, tokenizer, use_tokens=False)["input_ids"]).count("<tool_call>") == 1
+
+
+def test_light_log_cannot_use_tokens(tokenizer):
+    with pytest.raises(ValueError, match="needs a full-tier log"):
+        sft_row(search_episode(), tokenizer, use_tokens=True)
