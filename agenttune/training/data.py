@@ -5,7 +5,7 @@
 | ``prompts`` | ``prompt`` (conversational: a list of ``{"role", "content"}`` messages) plus any extra columns, which are passed to reward functions as keyword lists (and to ``reset(**row)`` of each environment) | grpo, rloo, ppo |
 | ``preferences`` | ``prompt``, ``chosen``, ``rejected`` (conversational or plain text) | dpo, bco (paired) |
 | ``unpaired`` | ``prompt``, ``completion`` and either ``label`` (bool) or ``reward`` (float, labelled good when ``>= algorithm.desirable_reward``) | kto, bco (unpaired) |
-| ``sft`` | rows of the events projection to SFT (see ``agenttune/training/weighted_sft.py``) | sft |
+| ``sft`` | ``input_ids`` + ``weights`` (the events projection to SFT), or the events layout (``to_dataset(logs)``), weighted by ``algorithm.segment_weights`` | sft |
 """
 
 from __future__ import annotations

@@ -19,9 +19,8 @@ def build_grpo(spec: TrainerSpec):
     spec.check_reference_reloadable()
     algorithm = spec.algorithm
     args = GRPOConfig(**on_policy_arguments(algorithm, spec.output_dir), loss_type=algorithm.loss_type)
-    prompts = spec.data.prompts
-    if prompts is None and spec.environment_factory is None:
-        spec.data.require("prompts", "grpo")  # raises: only an environment may own the prompts
+    # an environment may own the prompts (its reset() returns them); otherwise the data must have them
+    prompts = spec.data.prompts if spec.environment_factory else spec.data.require("prompts", "grpo")
     return GRPOTrainer(
         model=spec.model,
         reward_funcs=spec.reward_funcs,

@@ -79,11 +79,16 @@ def unpaired_rows() -> Dataset:
 
 
 def sft_rows(tokenizer) -> Dataset:
-    from agenttune.training.weighted_sft import build_weighted_sft_trainer  # noqa: F401  (skip if absent)
-
-    return Dataset.from_dict(
-        {"messages": [conversation(text) + [{"role": "assistant", "content": "Sure."}] for text in PROMPTS]}
-    )
+    """Weighted rows as the events projection makes them: the prompt weighs 0, the answer 1."""
+    rows = {"input_ids": [], "weights": []}
+    for text in PROMPTS:
+        prompt = tokenizer.apply_chat_template(
+            conversation(text), add_generation_prompt=True, return_dict=False
+        )
+        answer = tokenizer("Sure, here it is.<|im_end|>")["input_ids"]
+        rows["input_ids"].append(prompt + answer)
+        rows["weights"].append([0.0] * len(prompt) + [1.0] * len(answer))
+    return Dataset.from_dict(rows)
 
 
 ALGORITHM_DATA = {

@@ -117,7 +117,7 @@ class PPOTrainer:
 
     def reference(self, ref_model):
         """The frozen reference policy for the KL penalty: None when ``beta == 0`` or under PEFT (adapters off)."""
-        if self.args.beta == 0 or ref_model is None and hasattr(self.model, "disable_adapter"):
+        if self.args.beta == 0 or (ref_model is None and hasattr(self.model, "disable_adapter")):
             return None
         reference = ref_model if ref_model is not None else copy.deepcopy(self.model)
         return reference.to(self.device).eval().requires_grad_(False)

@@ -1,0 +1,47 @@
+"""Checkpoints every step, then a new trainer with ``max_steps=3`` resumes at step 2 and stops at 3."""
+
+from __future__ import annotations
+
+import pytest
+from test_algorithms_on_cpu import LookupEnv, env_reward, preference_rows, prompt_rows, tiny_algorithm
+
+from agenttune.training import TrainingData, build_trainer, last_checkpoint, train
+
+CASES = {
+    "dpo": (TrainingData(preferences=preference_rows()), {}),
+    "ppo": (
+        TrainingData(prompts=prompt_rows()),
+        {"reward_funcs": [env_reward], "environment_factory": LookupEnv},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_resume_continues_at_the_saved_step_on_cpu(name, tiny_model_config, cache_dir, tokenizer, tmp_path):
+    from agenttune.models import load_model
+
+    data, kwargs = CASES[name]
+    assert last_checkpoint(tmp_path) is None
+    first = build_trainer(
+        tiny_algorithm(name, save_steps=1),
+        load_model(tiny_model_config, cache_dir),
+        tokenizer,
+        data,
+        str(tmp_path),
+        **kwargs,
+    )
+    train(first)
+    checkpoint = last_checkpoint(tmp_path)
+    assert checkpoint is not None and checkpoint.endswith("checkpoint-2")
+
+    second = build_trainer(
+        tiny_algorithm(name, save_steps=1, max_steps=3),
+        load_model(tiny_model_config, cache_dir),
+        tokenizer,
+        data,
+        str(tmp_path),
+        **kwargs,
+    )
+    train(second, resume_from=checkpoint)
+    assert second.state.global_step == 3
+    assert last_checkpoint(tmp_path).endswith("checkpoint-3")
