@@ -7,25 +7,26 @@ lists the hits as numbered chunks, each headed by its ids::
     [1] chunk_id: lease.txt#3 | doc_id: lease.txt | score: 7.210
     <the chunk's text>
 
-so evidence rewards can recover what was retrieved from the EventLog alone (:func:`retrieved_chunk_ids`).
-A final TEXT action (answer in ``<answer>...</answer>``) ends the episode; so does reaching ``max_steps``.
+The model sees the ids (to cite them); the log gets them as data in the TOOL_RESULT's ``metadata``:
+``retrieved_ids`` (the chunk ids, ranked; the key :func:`agenttune.events.projections.evaluator.evaluator_input`
+collects for evidence metrics), ``doc_ids`` and ``query``. A final TEXT action (answer in ``<answer>...</answer>``) ends the episode; so does reaching ``max_steps``.
 
 ``StepResult.info`` adds to :class:`~agenttune.harness.tools_harness.ToolsHarness`'s keys: ``searches``
 (successful search calls so far), ``retrieved_chunk_ids`` (every chunk shown so far, first-seen order, no
-repeats) and ``step_chunk_ids`` (the chunks this step's search showed, ranked; empty for other actions). Both
-are read back from the result text, so they match what :func:`retrieved_chunk_ids` finds in the EventLog.
+repeats) and ``step_chunk_ids`` (the chunks this step's search showed, ranked; empty for other actions), both
+taken from the results' ``metadata``, so they match what the EventLog holds.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agenttune.config import HarnessConfig
+from agenttune.events.projections.evaluator import RETRIEVED_IDS_KEY
 from agenttune.events.schema import Event, EventKind
-from agenttune.harness.tools import ToolRegistry
+from agenttune.harness.tools import ToolOutput, ToolRegistry
 from agenttune.harness.tools_harness import EpisodeState, Task, ToolsHarness
 
 SEARCH_SYSTEM_PROMPT = (
@@ -33,7 +34,6 @@ SEARCH_SYSTEM_PROMPT = (
     "search again with other words if the passages do not answer it. When you know the answer, reply with "
     "it inside <answer>...</answer>, quoting the documents where you can."
 )
-_HEADER = re.compile(r"^\[\d+\] chunk_id: (.+?) \| doc_id: .+? \| score: \S+$", re.MULTILINE)
 
 
 class SearchHit(Protocol):
@@ -72,20 +72,15 @@ def format_hits(query: str, hits: list[SearchHit]) -> str:
     )
 
 
-def _search_results(events: Iterable[Event], tool_name: str) -> list[str]:
-    """The contents of successful ``tool_name`` results among ``events``."""
+def _shown_chunk_ids(observations: Iterable[Event], tool_name: str) -> list[list[str]]:
+    """The ranked chunk ids of each successful ``tool_name`` result among ``observations``."""
     return [
-        event.payload.content
-        for event in events
+        list(event.payload.metadata[RETRIEVED_IDS_KEY])
+        for event in observations
         if event.kind == EventKind.TOOL_RESULT
         and event.payload.name == tool_name
         and not event.payload.is_error
     ]
-
-
-def retrieved_chunk_ids(events: Iterable[Event], tool_name: str = "search") -> list[str]:
-    """Chunk ids shown by successful ``search`` results in ``events``, in the order shown (repeats kept)."""
-    return [cid for content in _search_results(events, tool_name) for cid in _HEADER.findall(content)]
 
 
 @dataclass
@@ -123,23 +118,29 @@ class SearchCorpusHarness(ToolsHarness):
     def from_config(cls, retriever: SearchBackend, cfg: HarnessConfig) -> SearchCorpusHarness:
         return cls(retriever, top_k=cfg.top_k, max_steps=cfg.max_steps, tool_timeout_s=cfg.tool_timeout_s)
 
-    def search(self, query: str) -> str:
+    def search(self, query: str) -> ToolOutput:
         """Search the document collection for passages relevant to a query.
 
         Args:
             query: Keywords or a question describing the passages to find.
         """
-        return format_hits(query, self.retriever.search(query, k=self.top_k))
+        hits = self.retriever.search(query, k=self.top_k)
+        metadata = {
+            RETRIEVED_IDS_KEY: [h.chunk_id for h in hits],
+            "doc_ids": [h.doc_id for h in hits],
+            "query": query,
+        }
+        return ToolOutput(format_hits(query, hits), metadata)
 
     def _new_state(self, task: Task) -> SearchState:
         return SearchState(task=task)
 
     def _respond(self, action: Event) -> list[Event]:
-        """Run the action, then record what its search results showed (read back from their text)."""
+        """Run the action, then record what its search results showed."""
         observations = super()._respond(action)
-        state = self.state
-        state.searches += len(_search_results(observations, "search"))
-        state.step_chunk_ids = retrieved_chunk_ids(observations)
+        state, shown = self.state, _shown_chunk_ids(observations, "search")
+        state.searches += len(shown)
+        state.step_chunk_ids = [chunk_id for ids in shown for chunk_id in ids]
         state.retrieved = list(dict.fromkeys([*state.retrieved, *state.step_chunk_ids]))
         return observations
 

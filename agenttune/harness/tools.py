@@ -1,7 +1,8 @@
 """The tool registry: plain typed callables in, JSON schemas and TOOL_RESULT events out.
 
 A tool is a function (or bound method) with type hints and a Google-style docstring, TRL's convention; its
-schema comes from ``transformers.utils.get_json_schema``. :meth:`ToolRegistry.execute` answers one TOOL_CALL
+schema comes from ``transformers.utils.get_json_schema``. It returns a string, a JSON-serialisable value, or a
+:class:`ToolOutput` when the log should keep facts the model does not see. :meth:`ToolRegistry.execute` answers one TOOL_CALL
 event with one TOOL_RESULT event carrying the same ``call_id`` and never raises for anything the model did:
 
 =================  ==================================================================
@@ -28,6 +29,7 @@ import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from transformers.utils import get_json_schema
@@ -46,21 +48,35 @@ class ToolFailure(Exception):
         self.error_type = error_type
 
 
-def tool_result(call: Event, content: str, is_error: bool = False) -> Event:
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a tool may return instead of a string: the text the model sees, plus facts for the log only
+    (the TOOL_RESULT's ``metadata``, e.g. ``{"retrieved_ids": [...]}``). ``str()`` gives the text."""
+
+    content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.content
+
+
+def tool_result(call: Event, output: ToolOutput, is_error: bool = False) -> Event:
     """The TOOL_RESULT event answering ``call`` (same call_id, tool name, branch and step)."""
-    payload = call.payload
-    return Event(
-        payload=ToolResultPayload(
-            call_id=payload.call_id, name=payload.name, content=content, is_error=is_error
-        ),
-        actor="tool",
-        branch=call.branch,
-        step=call.step,
+    payload = ToolResultPayload(
+        call_id=call.payload.call_id,
+        name=call.payload.name,
+        content=output.content,
+        is_error=is_error,
+        metadata=output.metadata,
     )
+    return Event(payload=payload, actor="tool", branch=call.branch, step=call.step)
 
 
-def _as_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+def _as_output(value: Any) -> ToolOutput:
+    """A tool's return value as a :class:`ToolOutput` (strings as they are, anything else as JSON)."""
+    if isinstance(value, ToolOutput):
+        return value
+    return ToolOutput(value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False))
 
 
 def run_with_deadline(fn: Callable[..., Any], arguments: dict[str, Any], timeout_s: float) -> Any:
@@ -136,8 +152,8 @@ class ToolRegistry:
         """OpenAI-style JSON schemas of every tool, in registration order."""
         return list(self._schemas.values())
 
-    def call(self, name: str, arguments: dict[str, Any]) -> str:
-        """Validate and run one call; returns its text or raises :class:`ToolFailure`."""
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
+        """Validate and run one call; returns its output or raises :class:`ToolFailure`."""
         if name not in self._tools:
             raise ToolFailure(
                 "unknown_tool", f"unknown tool {name!r}; available tools: {', '.join(self._tools)}"
@@ -146,7 +162,7 @@ class ToolRegistry:
         if problems:
             raise ToolFailure("bad_arguments", f"bad arguments for {name!r}: {'; '.join(problems)}")
         try:
-            return _as_text(run_with_deadline(self._tools[name], arguments, self.timeout_s))
+            return _as_output(run_with_deadline(self._tools[name], arguments, self.timeout_s))
         except TimeoutError as exc:
             raise ToolFailure("timeout", f"tool {name!r} {exc}") from exc
         except (Exception, SystemExit) as exc:  # a tool calling sys.exit() fails its call, not the run
@@ -161,7 +177,7 @@ class ToolRegistry:
             return tool_result(call, self.call(call.payload.name, call.payload.arguments))
         except ToolFailure as failure:
             self.error_counts[failure.error_type] += 1
-            return tool_result(call, f"Error: {failure}", is_error=True)
+            return tool_result(call, ToolOutput(f"Error: {failure}"), is_error=True)
 
     def metrics(self) -> dict[str, int]:
         """``tools/calls`` and ``tools/errors/<type>`` for every error type (zeros included)."""

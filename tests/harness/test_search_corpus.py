@@ -5,8 +5,9 @@ from dataclasses import dataclass
 import pytest
 
 from agenttune.config import HarnessConfig
-from agenttune.events.schema import Event, EventKind, TextPayload, ToolCallPayload
-from agenttune.harness.search_corpus import SearchCorpusHarness, retrieved_chunk_ids
+from agenttune.events.projections.evaluator import evaluator_input
+from agenttune.events.schema import Event, EventLog, TextPayload, ToolCallPayload
+from agenttune.harness.search_corpus import SearchCorpusHarness
 from agenttune.harness.tools_harness import Question
 
 TASK = Question(id="q1", question="Which state's law governs the lease?")
@@ -66,7 +67,11 @@ def test_results_are_numbered_chunks_with_ids_and_recorded_in_info(harness):
     assert harness.retriever.ks == [2]
     assert result.info["searches"] == 1
     assert result.info["step_chunk_ids"] == ["lease doc#0", "lease doc#1"]
-    assert retrieved_chunk_ids(result.observations) == ["lease doc#0", "lease doc#1"]
+    assert event.payload.metadata == {
+        "retrieved_ids": ["lease doc#0", "lease doc#1"],
+        "doc_ids": ["lease doc", "lease doc"],
+        "query": "governing law state",
+    }
 
 
 def test_info_accumulates_searches_and_unique_chunk_ids(harness):
@@ -103,9 +108,15 @@ def test_restore_reverts_the_search_record(harness):
     assert (result.info["searches"], result.info["retrieved_chunk_ids"]) == (2, ["lease doc#0"])
 
 
-def test_evidence_can_be_read_back_from_events_only(harness):
-    events = [search("law state", "s1")]
-    events += harness.step(events[0]).observations
-    events += [search("x", "s2"), *harness.step(search("x", "s2")).observations]
-    assert [e.kind for e in events].count(EventKind.TOOL_RESULT) == 2
-    assert retrieved_chunk_ids(events) == ["lease doc#0", "lease doc#1", "lease doc#0"]
+def test_evidence_reaches_the_evaluator_projection(harness):
+    events = harness.reset(TASK)
+    for action in [
+        search("law state", "s1"),
+        search("x", "s2"),
+        Event(payload=TextPayload(text="<answer>NV</answer>")),
+    ]:
+        events += [action, *harness.step(action).observations]
+    record = evaluator_input(EventLog(id="e1", events=events))
+    assert record["retrieved_ids"] == ["lease doc#0", "lease doc#1"]
+    assert [c["name"] for c in record["tool_calls"]] == ["search", "search"]
+    assert record["final_answer"] == "<answer>NV</answer>"

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from agenttune.events.schema import Event, EventKind, TextPayload, ToolCallPayload
-from agenttune.harness.tools import ToolRegistry
+from agenttune.harness.tools import ToolOutput, ToolRegistry
 
 
 def lookup(city: str, limit: int = 3) -> str:
@@ -80,6 +80,20 @@ def test_success_answers_with_the_same_call_id_step_and_branch(registry):
 
 def test_non_string_results_are_json(registry):
     assert registry.execute(call("divide", a=1, b=4)).payload.content == "0.25"
+
+
+def test_tool_output_metadata_goes_to_the_log_not_the_content():
+    def fetch(url: str) -> ToolOutput:
+        """Fetch a page.
+
+        Args:
+            url: The address.
+        """
+        return ToolOutput("<html>", {"status": 200})
+
+    result = ToolRegistry([fetch]).execute(call("fetch", url="a")).payload
+    assert (result.content, result.metadata) == ("<html>", {"status": 200})
+    assert str(ToolOutput("text")) == "text"
 
 
 @pytest.mark.parametrize(
