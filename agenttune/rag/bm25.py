@@ -57,7 +57,7 @@ class Bm25sRetriever(CachedRetriever):
     def _build_index(self, chunks: Sequence[Chunk], index_dir: Path) -> None:
         bm25s = _bm25s()
         model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-        model.index(self._tokenize([c.text for c in chunks], show_progress=True), show_progress=True)
+        model.index(self._tokenize([c.index_text for c in chunks], show_progress=True), show_progress=True)
         model.save(str(index_dir / "bm25s"), show_progress=False)
         with (index_dir / "chunks.jsonl").open("w", encoding="utf-8") as f:
             for c in chunks:

@@ -2,7 +2,7 @@
 
 The cache folder is ``$AGENTTUNE_CACHE_DIR`` when set, else ``<repo>/.cache``. An index is stored under a
 folder named by a hash of everything it depends on: the backend and its parameters plus every chunk's id,
-offsets and text. A changed corpus, chunking or parameter gives a new folder, hence a rebuild.
+offsets, header and text. A changed corpus, chunking or parameter gives a new folder, hence a rebuild.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ def default_cache_dir() -> Path:
 
 
 def fingerprint(chunks: Sequence[Chunk], params: Mapping[str, object]) -> str:
-    """A hex digest of the chunks (ids, offsets, text) and the index parameters, order-sensitive."""
+    """A hex digest of the chunks (ids, offsets, header, text) and the index parameters, order-sensitive."""
     digest = hashlib.sha256(json.dumps(dict(params), sort_keys=True, default=str).encode())
     for chunk in chunks:
         digest.update(f"\x00{chunk.id}\x00{chunk.doc_id}\x00{chunk.start}\x00{chunk.end}\x00".encode())
-        digest.update(chunk.text.encode())
+        digest.update(chunk.header.encode() + b"\x00" + chunk.text.encode())
     return digest.hexdigest()
 
 

@@ -76,7 +76,7 @@ class ChromaRetriever(CachedRetriever):
             batch = chunks[i : i + step]
             collection.add(
                 ids=[c.id for c in batch],
-                embeddings=self._encode([c.text for c in batch]),
+                embeddings=self._encode([c.index_text for c in batch]),
                 documents=[c.text for c in batch],
                 metadatas=[{"doc_id": c.doc_id, "start": c.start, "end": c.end} for c in batch],
             )

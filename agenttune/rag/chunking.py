@@ -1,7 +1,9 @@
 """Split documents into overlapping character windows that keep their exact offsets.
 
 A :class:`Chunk` always satisfies ``chunk.text == document[chunk.start:chunk.end]``, so a gold span (a
-clause quote's offsets) maps to the chunks that hold it without any fuzzy matching.
+clause quote's offsets) maps to the chunks that hold it without any fuzzy matching. A chunk may carry a
+``header`` (its document's title and parties, say): backends index ``header + text`` (:attr:`Chunk.index_text`)
+but return only ``text``, so a clause deep inside a contract is still found by the contract's name.
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ class Chunk:
     start: int
     end: int
     text: str
+    header: str = ""
+
+    @property
+    def index_text(self) -> str:
+        """What a backend indexes: the header (when set) on its own line, then the text."""
+        return f"{self.header}\n{self.text}" if self.header else self.text
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -32,10 +40,11 @@ def _snap_back_to_space(text: str, start: int, end: int, slack: int) -> int:
     return cut + 1 if cut > start else end
 
 
-def chunk_text(doc_id: str, text: str, size: int = 1000, overlap: int = 200) -> list[Chunk]:
+def chunk_text(doc_id: str, text: str, size: int = 1000, overlap: int = 200, header: str = "") -> list[Chunk]:
     """Cut ``text`` into windows of at most ``size`` characters, consecutive windows sharing ``overlap``.
 
-    Window ends are pulled back (by at most a fifth of ``size``) to a whitespace boundary.
+    Window ends are pulled back (by at most a fifth of ``size``) to a whitespace boundary. Every chunk
+    gets ``header``.
 
     >>> [(c.start, c.end) for c in chunk_text("d", "aaaa bbbb cccc dddd", size=10, overlap=5)]
     [(0, 10), (5, 15), (10, 19)]
@@ -48,16 +57,26 @@ def chunk_text(doc_id: str, text: str, size: int = 1000, overlap: int = 200) -> 
         end = min(start + size, n)
         if end < n:
             end = _snap_back_to_space(text, start, end, slack=size // 5)
-        chunks.append(Chunk(f"{doc_id}#{len(chunks)}", doc_id, start, end, text[start:end]))
+        chunks.append(Chunk(f"{doc_id}#{len(chunks)}", doc_id, start, end, text[start:end], header))
         if end >= n:
             break
         start = max(end - overlap, start + 1)
     return chunks
 
 
-def chunk_documents(documents: Mapping[str, str], size: int = 1000, overlap: int = 200) -> list[Chunk]:
-    """Chunk every ``doc_id -> text`` entry, in the mapping's order."""
-    return [c for doc_id, text in documents.items() for c in chunk_text(doc_id, text, size, overlap)]
+def chunk_documents(
+    documents: Mapping[str, str],
+    size: int = 1000,
+    overlap: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> list[Chunk]:
+    """Chunk every ``doc_id -> text`` entry, in the mapping's order; ``headers`` maps doc ids to headers."""
+    headers = headers or {}
+    return [
+        c
+        for doc_id, text in documents.items()
+        for c in chunk_text(doc_id, text, size, overlap, headers.get(doc_id, ""))
+    ]
 
 
 def covering_chunks(chunks: Sequence[Chunk], start: int, end: int) -> list[Chunk]:

@@ -31,7 +31,8 @@ def fts_query(query: str, max_terms: int = MAX_QUERY_TERMS) -> str:
 
 
 class SqliteFtsRetriever(CachedRetriever):
-    """BM25 search over an FTS5 table (``porter unicode61`` tokenizer) stored in ``index.sqlite``.
+    """BM25 search over an FTS5 table (``porter unicode61`` tokenizer) stored in ``index.sqlite``; the
+    ``body`` column (header and text) is searched, the ``text`` column returned.
 
     Args:
         cache_dir: folder for persistent indexes.
@@ -60,12 +61,12 @@ class SqliteFtsRetriever(CachedRetriever):
     def _build_index(self, chunks: Sequence[Chunk], index_dir: Path) -> None:
         with sqlite3.connect(index_dir / "index.sqlite") as db:
             db.execute(
-                "CREATE VIRTUAL TABLE chunks USING fts5(chunk_id UNINDEXED, doc_id UNINDEXED, text, "
-                f"tokenize = '{self.tokenizer}')"
+                "CREATE VIRTUAL TABLE chunks USING fts5(chunk_id UNINDEXED, doc_id UNINDEXED, text UNINDEXED, "
+                f"body, tokenize = '{self.tokenizer}')"
             )
-            rows = [(c.id, c.doc_id, c.text) for c in chunks]
+            rows = [(c.id, c.doc_id, c.text, c.index_text) for c in chunks]
             for i in tqdm(range(0, len(rows), self.batch_size), desc="sqlite_fts index", unit="batch"):
-                db.executemany("INSERT INTO chunks VALUES (?, ?, ?)", rows[i : i + self.batch_size])
+                db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?)", rows[i : i + self.batch_size])
         db.close()
 
     def _open_index(self, index_dir: Path) -> None:

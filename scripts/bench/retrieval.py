@@ -2,6 +2,7 @@
 
     python scripts/bench/retrieval.py                            # all backends, 60 contracts
     python scripts/bench/retrieval.py --backends sqlite_fts bm25s --max-docs 510 --question-docs 100
+    python scripts/bench/retrieval.py --no-headers --out outputs/bench/retrieval_no_headers.json
 
 The corpus holds ``--question-docs`` validation contracts (their questions are asked) plus other contracts
 up to ``--max-docs``. For each backend: gold-chunk recall@k, hit@k, MRR@k, query latency p50/p95, index
@@ -64,6 +65,9 @@ def main() -> None:
     parser.add_argument("--chunk-size", type=int, default=1000)
     parser.add_argument("--chunk-overlap", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--headers", action="store_true", help="index chunks under their contract's title and parties"
+    )
     parser.add_argument("--cache-dir", type=Path, default=None, help="default: a fresh temporary folder")
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "outputs" / "bench" / "retrieval.json")
     args = parser.parse_args()
@@ -76,7 +80,13 @@ def main() -> None:
     ]
     question_docs = list(dict.fromkeys(d for q in questions for d in q.doc_ids))[: args.question_docs]
     questions = [q for q in questions if q.doc_ids[0] in question_docs]
-    chunks = cuad_chunks(max(args.max_docs, len(question_docs)), question_docs, seed=args.seed, **chunking)
+    chunks = cuad_chunks(
+        max(args.max_docs, len(question_docs)),
+        question_docs,
+        seed=args.seed,
+        headers=args.headers,
+        **chunking,
+    )
     docs = len({c.doc_id for c in chunks})
     print(
         f"{len(questions)} questions from {len(question_docs)} contracts; corpus {docs} contracts, {len(chunks)} chunks"
@@ -118,6 +128,7 @@ def main() -> None:
             "k": k,
             **chunking,
             "seed": args.seed,
+            "headers": args.headers,
             "hardware": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, no GPU",
         },
         "results": results,

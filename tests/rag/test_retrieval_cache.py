@@ -23,7 +23,9 @@ def test_index_is_reused_and_rebuilt_when_the_corpus_or_chunking_changes(backend
     rechunked = backend(cache_dir=tmp_cache).build(chunk_documents(documents, size=600, overlap=100))
     edited = {**documents, next(iter(documents)): next(iter(documents.values())) + " appended"}
     changed = backend(cache_dir=tmp_cache).build(chunk_documents(edited, size=800, overlap=100))
-    for retriever in (rechunked, changed):
+    headed = chunk_documents(documents, size=800, overlap=100, headers={d: "Title" for d in documents})
+    with_headers = backend(cache_dir=tmp_cache).build(headed)
+    for retriever in (rechunked, changed, with_headers):
         assert (retriever.build_count, retriever.last_build_reused) == (1, False)
         assert retriever.index_dir != first.index_dir
 

@@ -33,3 +33,10 @@ def test_search_finds_the_contract_named_in_the_query(fts, contracts):
     hits = fts.search(f"{contract.party_names[0]} governing law")
     assert hits and hits[0].doc_id == contract.doc_id
     assert hits == sorted(hits, key=lambda h: -h.score)
+
+
+def test_headers_are_searched_but_not_returned(tmp_cache):
+    text = "Licensee shall pay royalties quarterly."
+    chunks = chunk_documents({"d": text}, headers={"d": "Zephyr Widgets supply agreement"})
+    (hit,) = SqliteFtsRetriever(cache_dir=tmp_cache).build(chunks).search("zephyr")
+    assert hit.text == text == chunks[0].text

@@ -2,6 +2,9 @@
 
 Encoding all 510 contracts densely takes a while on a laptop CPU, so a run can cap the corpus at
 ``max_docs`` contracts: the documents its questions need come first, then others in a seeded hash order.
+With ``headers=True`` (the default) every chunk is indexed under its contract's title and parties (see
+:attr:`agenttune.rag.chunking.Chunk.index_text`), so "the clause of the X agreement between A and B" can
+find a clause whose own text names neither.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 
-from agenttune.benchmarks.cuad.data import load_contracts
+from agenttune.benchmarks.cuad.data import CuadContract, load_contracts
 from agenttune.rag.chunking import Chunk, chunk_documents
 
 
@@ -33,6 +36,12 @@ def select_doc_ids(
     return (must + rest)[:limit]
 
 
+def contract_header(contract: CuadContract) -> str:
+    """``"<title> (<party>; <party>)"``, the header a contract's chunks are indexed under."""
+    parties = "; ".join(contract.party_names)
+    return f"{contract.title} ({parties})" if parties else contract.title
+
+
 def cuad_documents(
     max_docs: int | None = None, required_doc_ids: Iterable[str] = (), seed: int = 0
 ) -> dict[str, str]:
@@ -47,6 +56,11 @@ def cuad_chunks(
     chunk_size: int = 1000,
     chunk_overlap: int = 200,
     seed: int = 0,
+    headers: bool = True,
 ) -> list[Chunk]:
     """Chunks of the selected CUAD contracts; pass the questions' ``doc_ids`` as ``required_doc_ids``."""
-    return chunk_documents(cuad_documents(max_docs, required_doc_ids, seed), chunk_size, chunk_overlap)
+    documents = cuad_documents(max_docs, required_doc_ids, seed)
+    titles = (
+        {c.doc_id: contract_header(c) for c in load_contracts() if c.doc_id in documents} if headers else None
+    )
+    return chunk_documents(documents, chunk_size, chunk_overlap, titles)

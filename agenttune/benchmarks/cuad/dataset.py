@@ -72,11 +72,12 @@ def corpus_for(
     chunk_size: int = 1000,
     chunk_overlap: int = 200,
     seed: int = 0,
+    headers: bool = True,
 ) -> list[Chunk]:
     """The search corpus of a run: every contract the questions need, topped up with others to ``max_docs``
-    (None: all 510)."""
+    (None: all 510); ``headers`` indexes each chunk under its contract's title and parties."""
     required = list(dict.fromkeys(d for q in questions for d in q.doc_ids))
-    return cuad_chunks(max_docs, required, chunk_size, chunk_overlap, seed)
+    return cuad_chunks(max_docs, required, chunk_size, chunk_overlap, seed, headers)
 
 
 def dataset_rows(questions: Sequence[QuestionRecord]) -> list[dict]:
