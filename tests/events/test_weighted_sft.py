@@ -1,0 +1,108 @@
+"""Weighted SFT: zero-weight tokens get no gradient, weights change the update, two steps move every parameter."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from agenttune.training.weighted_sft import (
+    WeightedCollator,
+    as_weighted_rows,
+    build_weighted_sft_trainer,
+    weighted_token_loss,
+)
+
+
+def test_collator_pads_ids_and_weights():
+    batch = WeightedCollator(pad_token_id=0)(
+        [{"input_ids": [5, 6, 7], "weights": [0, 1, 2]}, {"input_ids": [8], "weights": [1]}]
+    )
+    assert batch["input_ids"].tolist() == [[5, 6, 7], [8, 0, 0]]
+    assert batch["attention_mask"].tolist() == [[1, 1, 1], [1, 0, 0]]
+    assert batch["weights"].tolist() == [[0, 1, 2], [1, 0, 0]]
+    with pytest.raises(ValueError, match="row 0: 1 weights for 2 input_ids"):
+        WeightedCollator(pad_token_id=0)([{"input_ids": [1, 2], "weights": [1]}])
+
+
+def loss_and_logit_grad(model, input_ids, weights):
+    logits = model(input_ids=input_ids).logits
+    logits.retain_grad()
+    loss = weighted_token_loss(logits, input_ids, weights)
+    loss.backward()
+    return loss.detach(), logits.grad
+
+
+def test_zero_weight_tokens_get_no_gradient(tiny_model):
+    torch.manual_seed(0)
+    input_ids = torch.randint(3, 1000, (1, 12))
+    weights = torch.tensor([[0, 0, 0, 1, 1, 2, 2, 0, 0, 0, 1, 1]], dtype=torch.float)
+    loss, grad = loss_and_logit_grad(tiny_model, input_ids, weights)
+    # logits at position t predict token t + 1, so they are trained by weights[t + 1]
+    silent = weights[0, 1:] == 0
+    assert torch.all(grad[0, :-1][silent] == 0)
+    assert torch.all(grad[0, :-1][~silent].abs().sum(-1) > 0)
+    assert torch.all(grad[0, -1] == 0)
+    # changing the target tokens where the weight is 0 (same logits) leaves the loss unchanged
+    targets = input_ids.clone()
+    targets[0, 8:10] = (targets[0, 8:10] + 17) % 1000
+    with torch.no_grad():
+        logits = tiny_model(input_ids=input_ids).logits
+        assert torch.equal(
+            weighted_token_loss(logits, targets, weights), weighted_token_loss(logits, input_ids, weights)
+        )
+        targets[0, 4] = (targets[0, 4] + 17) % 1000  # a weighted target does change it
+        assert not torch.equal(weighted_token_loss(logits, targets, weights), loss)
+
+
+def test_doubling_a_segment_weight_changes_the_update(tiny_model):
+    torch.manual_seed(0)
+    input_ids = torch.randint(3, 1000, (1, 10))
+    weights = torch.tensor([[0, 1, 1, 1, 1, 2, 2, 2, 0, 0]], dtype=torch.float)
+    tiny_model.zero_grad()
+    loss_and_logit_grad(tiny_model, input_ids, weights)
+    base = tiny_model.model.embed_tokens.weight.grad.clone()
+    doubled = weights.clone()
+    doubled[0, 5:8] *= 2
+    tiny_model.zero_grad()
+    loss_and_logit_grad(tiny_model, input_ids, doubled)
+    assert not torch.allclose(base, tiny_model.model.embed_tokens.weight.grad)
+
+
+def test_two_training_steps_change_every_parameter(tiny_model, tokenizer, tmp_path):
+    from builders import search_episode
+
+    before = {name: p.detach().clone() for name, p in tiny_model.named_parameters()}
+    trainer = build_weighted_sft_trainer(
+        tiny_model,
+        tokenizer,
+        [search_episode()],
+        {
+            "max_steps": 2,
+            "per_device_train_batch_size": 1,
+            "learning_rate": 1e-2,
+            "report_to": [],
+            "save_strategy": "no",
+            "use_cpu": True,
+            "max_length": 1024,
+        },  # fmt: skip
+        output_dir=str(tmp_path),
+        segment_weights={"tool_call": 2.0},
+    )
+    assert max(trainer.train_dataset[0]["weights"]) == 2.0
+    trainer.train()
+    assert trainer.state.global_step == 2
+    unchanged = [name for name, p in tiny_model.named_parameters() if torch.equal(p, before[name])]
+    assert unchanged == []
+
+
+def test_rows_are_cut_to_max_length(tokenizer):
+    rows = as_weighted_rows([{"input_ids": [1, 2, 3, 4], "weights": [0, 1, 1, 1]}], tokenizer, None, 3)
+    assert rows[0] == {"input_ids": [1, 2, 3], "weights": [0.0, 1.0, 1.0]}
+
+
+def test_pre_weighted_rows_refuse_segment_weights(tokenizer, tmp_path):
+    rows = [{"input_ids": [1, 2, 3], "weights": [0.0, 1.0, 1.0]}]
+    with pytest.raises(ValueError, match="rows already carry weights"):
+        build_weighted_sft_trainer(
+            None, tokenizer, rows, {"use_cpu": True}, output_dir=str(tmp_path), segment_weights={"text": 1}
+        )
