@@ -100,8 +100,8 @@ class Episode:
         outcome = self._act(turn.generated, turn.errors, step)
         self.events += outcome.observations
         self.strategy.observe(state, assistant, outcome)
-        if state.reset_requested and outcome.reason != ERROR:
-            self._restart(outcome)
+        if state.reset_requested:
+            self._restart()
         self.finished = self.strategy.is_done(state)
         if outcome.reward is not None:
             scope = "episode" if self.finished else "turn"
@@ -148,7 +148,7 @@ class Episode:
             outcome.reason = AGENT_STOP  # an answer nobody replied to
         return outcome
 
-    def _restart(self, outcome: TurnOutcome) -> None:
+    def _restart(self) -> None:
         try:
             opening = self.harness.reset(self.task)
         except Exception as error:

@@ -8,6 +8,7 @@ events projections count as generated.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +30,6 @@ class TurnEvents:
     stop_span: tuple[int, int] | None = None  # the sampled stop token, full tier only
     stop_logprobs: list[float] | None = None
 
-    @property
-    def tool_calls(self) -> list[Event]:
-        return [e for e in self.generated if e.payload.kind == "tool_call"]
-
 
 def _payload(segment: Segment, call_id: str):
     if segment.kind == "tool_call":
@@ -42,9 +39,11 @@ def _payload(segment: Segment, call_id: str):
     return TextPayload(text=segment.value)
 
 
-def _char_starts(tokenizer: Any, ids: list[int]) -> list[int]:
-    """The offset in the decoded text where each token's characters begin."""
-    return [len(tokenizer.decode(ids[:i], skip_special_tokens=False)) for i in range(len(ids))]
+def _first_token_at(tokenizer: Any, ids: list[int], char: int) -> int:
+    """The first token whose characters begin at or after ``char`` in the decoded text (binary search)."""
+    return bisect_left(
+        range(len(ids)), char, key=lambda i: len(tokenizer.decode(ids[:i], skip_special_tokens=False))
+    )
 
 
 def turn_events(
@@ -65,11 +64,7 @@ def turn_events(
     ids, logprobs = generation.completion_ids, generation.logprobs
     stopped = generation.finish_reason == "stop"
     n_text = len(ids) - 1 if stopped else len(ids)
-    starts = _char_starts(tokenizer, ids[:n_text])
-    bounds = [0]
-    for segment in segments[1:]:
-        bounds.append(next((i for i, c in enumerate(starts) if c >= segment.start), n_text))
-    bounds.append(n_text)
+    bounds = [0, *(_first_token_at(tokenizer, ids[:n_text], s.start) for s in segments[1:]), n_text]
     if n_text == 0:  # only a stop token: it becomes the (empty) text event's token
         bounds[-1], stopped = len(ids), False
     generated = []

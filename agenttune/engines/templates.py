@@ -24,10 +24,12 @@ def encode(tokenizer: Any, text: str) -> list[int]:
 
 def stop_token_ids(tokenizer: Any) -> list[int]:
     """Ids that end an assistant turn: the eos token and any ChatML-style end-of-turn token in the vocabulary."""
-    ids = [tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else []
-    vocab = tokenizer.get_vocab()
-    ids += [vocab[token] for token in END_OF_TURN_TOKENS if token in vocab]
-    return sorted(set(ids))
+    ids = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
+    for token in END_OF_TURN_TOKENS:
+        token_id = tokenizer.convert_tokens_to_ids(token)
+        if token_id is not None and tokenizer.convert_ids_to_tokens(token_id) == token:
+            ids.add(token_id)
+    return sorted(ids)
 
 
 def end_of_turn(tokenizer: Any) -> tuple[int, str]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from agenttune.agents import ReAct, run_episodes
+from agenttune.agents.toy import CalculatorHarness, calculator_policy, tasks
 from agenttune.engines.scripted import ScriptedEngine
 from agenttune.engines.templates import encode, render
 from agenttune.engines.transformers_engine import TransformersEngine
+from agenttune.events import EventLogWriter, load_jsonl
 from agenttune.events.projections.messages import chat_messages
 from agenttune.events.schema import EventKind, EventLog
-from tests.agents.fakes import CalculatorHarness, calculator_policy, tasks
 
 
 def kinds(log: EventLog) -> list[str]:
@@ -115,12 +116,21 @@ def test_malformed_call_becomes_parser_error_and_feedback(tokenizer):
     assert log.metadata["termination"] == "agent_stop" and log.rewards() == {"harness": 1.0}
 
 
-def test_writer_gets_each_log_and_non_exact_engines_write_light_logs():
-    written = []
-    logs = run_episodes(
-        ScriptedEngine(calculator_policy), CalculatorHarness, ReAct(), tasks(2), writer=written.append
-    )
-    assert [log.id for log in written] == [log.id for log in logs]
+def test_writer_gets_each_log_as_jsonl(tokenizer, tmp_path):
+    path = tmp_path / "eventlogs" / "rollouts.jsonl"
+    with EventLogWriter(path) as writer:
+        logs = run_episodes(
+            ScriptedEngine(calculator_policy, tokenizer),
+            CalculatorHarness,
+            ReAct(),
+            tasks(2),
+            writer=writer.write,
+        )
+    assert load_jsonl(path) == logs
+
+
+def test_non_exact_engines_write_light_logs():
+    logs = run_episodes(ScriptedEngine(calculator_policy), CalculatorHarness, ReAct(), tasks(2))
     assert all(log.tier == "light" and log.token_ids is None for log in logs)
     with pytest.raises(ValueError, match="token-exact"):
         run_episodes(ScriptedEngine(calculator_policy), CalculatorHarness, ReAct(), tasks(1), full=True)

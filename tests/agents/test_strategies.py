@@ -9,10 +9,10 @@ import pytest
 
 from agenttune.agents.episode import run_episodes
 from agenttune.agents.strategies import MemoryReAct, PlanExecute, ReAct, Reflexion
+from agenttune.agents.toy import CalculatorHarness, calculator_policy, tasks
 from agenttune.config import StrategyConfig
 from agenttune.engines.scripted import ScriptedEngine
 from agenttune.events.schema import EventKind
-from tests.agents.fakes import CalculatorHarness, calculator_policy, tasks
 
 
 def call(name, **arguments):
@@ -47,15 +47,26 @@ def test_plan_execute_answers_the_plan_itself(tokenizer):
     harness = CalculatorHarness()
     [log] = run_episodes(ScriptedEngine(policy, tokenizer), [harness], PlanExecute(), tasks(2)[1:])
     assert seen[0] == PlanExecute.PLAN and seen[1] == PlanExecute.EXECUTE
-    assert [a.kind.value for a in harness.actions] == ["tool_call", "text"]  # the plan never reached the harness
+    assert [a.kind.value for a in harness.actions] == [
+        "tool_call",
+        "text",
+    ]  # the plan never reached the harness
     prompts = [e.payload.text for e in log.events if e.kind == EventKind.USER and e.actor == "strategy"]
     assert prompts == [PlanExecute.PLAN, PlanExecute.EXECUTE]
-    assert log.metadata["termination"] == "agent_stop" and log.rewards() == {"harness": 1.0} and log.tier == "full"
+    assert (
+        log.metadata["termination"] == "agent_stop"
+        and log.rewards() == {"harness": 1.0}
+        and log.tier == "full"
+    )
 
 
 def test_reflexion_retries_failed_attempts_with_reflections(tokenizer):
     harness = CalculatorHarness()
-    replies = ["The answer is 5.", "I guessed; I should add. The answer is 4.", "Add properly: the answer is 1."]
+    replies = [
+        "The answer is 5.",
+        "I guessed; I should add. The answer is 4.",
+        "Add properly: the answer is 1.",
+    ]
     [log] = run_episodes(scripted(replies, tokenizer), [harness], Reflexion(max_reflections=2), tasks(1))
     assert harness.resets == 3
     assert [e.payload.scope for e in log.events if e.kind == EventKind.REWARD] == ["turn", "turn", "episode"]
@@ -63,12 +74,18 @@ def test_reflexion_retries_failed_attempts_with_reflections(tokenizer):
     memory = [(e.payload.op, e.payload.key) for e in log.events if e.kind == EventKind.MEMORY_OP]
     assert memory == [("write", "reflection_1"), ("write", "reflection_2")]
     retries = [e for e in log.events if e.kind == EventKind.USER and e.actor == "strategy"]
-    assert len(retries) == 2 and "reward 0" in retries[0].payload.text and "What is 0 + 1?" in retries[0].payload.text
+    assert (
+        len(retries) == 2
+        and "reward 0" in retries[0].payload.text
+        and "What is 0 + 1?" in retries[0].payload.text
+    )
 
 
 def test_reflexion_gives_up_after_max_reflections(tokenizer):
     harness = CalculatorHarness()
-    [log] = run_episodes(scripted(["no", "still no"], tokenizer), [harness], Reflexion(max_reflections=1), tasks(1))
+    [log] = run_episodes(
+        scripted(["no", "still no"], tokenizer), [harness], Reflexion(max_reflections=1), tasks(1)
+    )
     assert harness.resets == 2 and log.rewards() == {"harness": 0.0}
     assert log.metadata["termination"] == "agent_stop"
 
@@ -83,7 +100,9 @@ def test_memory_react_keeps_a_bounded_memory(tokenizer):
         "The answer is 1.",
     ]
     [log] = run_episodes(scripted(replies, tokenizer), [harness], MemoryReAct(memory_size=1), tasks(1))
-    ops = [(e.payload.op, e.payload.key, e.payload.value) for e in log.events if e.kind == EventKind.MEMORY_OP]
+    ops = [
+        (e.payload.op, e.payload.key, e.payload.value) for e in log.events if e.kind == EventKind.MEMORY_OP
+    ]
     assert ops == [
         ("write", "x", "1"),
         ("write", "y", "2"),

@@ -1,4 +1,4 @@
-"""A tiny calculator harness and scripted policies for the agent tests."""
+"""A deterministic calculator harness, its tasks and a scripted policy that solves them (tests, benchmarks, demos)."""
 
 from __future__ import annotations
 
