@@ -21,6 +21,8 @@ def build_toolgraph(
     return graph.fit(success_logs, smoothing=config.smoothing)
 
 
-def wrap(harness: Any, agent: Any, graph: ToolGraph, config: ToolGraphConfig) -> tuple[ToolGraphHarness, ToolGraphAgent]:
+def wrap(
+    harness: Any, agent: Any, graph: ToolGraph, config: ToolGraphConfig
+) -> tuple[ToolGraphHarness, ToolGraphAgent]:
     """Apply every mechanism the config switches on: run the returned agent on the returned harness."""
     return ToolGraphHarness(harness, graph, config), ToolGraphAgent(agent, graph, config)

@@ -53,7 +53,13 @@ class ToolGraphHarness:
     def reset(self, task: Any) -> list[Event]:
         events = self.inner.reset(task)
         events = [
-            e.model_copy(update={"payload": SystemPayload(text=toolgraph_system_prompt(e.payload.text, self.graph, self.config))})
+            e.model_copy(
+                update={
+                    "payload": SystemPayload(
+                        text=toolgraph_system_prompt(e.payload.text, self.graph, self.config)
+                    )
+                }
+            )
             if e.kind == EventKind.SYSTEM
             else e
             for e in events
@@ -72,7 +78,10 @@ class ToolGraphHarness:
                 observations=[
                     Event(
                         payload=ToolResultPayload(
-                            call_id=action.payload.call_id, name=action.payload.name, content=message, is_error=True
+                            call_id=action.payload.call_id,
+                            name=action.payload.name,
+                            content=message,
+                            is_error=True,
                         ),
                         actor="env",
                         step=action.step,

@@ -18,7 +18,9 @@ DEFAULT_RULES: dict[str, dict[str, Any]] = {
             "book_reservation": ["get_user_details"],
             "send_certificate": ["get_user_details"],
         },
-        "notes": ["Check the user's membership and the reservation's insurance before a cancellation or refund."],
+        "notes": [
+            "Check the user's membership and the reservation's insurance before a cancellation or refund."
+        ],
     },
     "retail": {
         "prerequisites": {
@@ -27,11 +29,15 @@ DEFAULT_RULES: dict[str, dict[str, Any]] = {
             "modify_pending_order_items": ["get_order_details"],
             "cancel_pending_order": ["get_order_details"],
         },
-        "notes": ["Authenticate the user (find_user_id_by_email or find_user_id_by_name_zip) before any lookup."],
+        "notes": [
+            "Authenticate the user (find_user_id_by_email or find_user_id_by_name_zip) before any lookup."
+        ],
     },
     "telecom": {
         "prerequisites": {"refuel_data": ["get_data_usage"]},
-        "notes": ["Ask the user to check their phone (status bar, network, data settings) before changing the line."],
+        "notes": [
+            "Ask the user to check their phone (status bar, network, data settings) before changing the line."
+        ],
     },
 }
 

@@ -113,7 +113,9 @@ class ToolGraph:
         return self.kinds.get(tool) == "write"
 
     def readers_of(self, entity: str) -> set[str]:
-        return {tool for tool, made in self.produces.items() if entity in made and self.kinds.get(tool) == "read"}
+        return {
+            tool for tool, made in self.produces.items() if entity in made and self.kinds.get(tool) == "read"
+        }
 
     def prerequisites(self, tool: str, use_rules: bool = True) -> list[set[str]]:
         """Groups of tools; one tool of each group must have run before ``tool`` (writes only)."""
@@ -126,7 +128,9 @@ class ToolGraph:
         unique = [g for i, g in enumerate(groups) if g not in groups[:i]]
         return sorted((g for g in unique if not any(other < g for other in unique)), key=sorted)
 
-    def missing_prerequisites(self, tool: str, history: Sequence[Event], use_rules: bool = True) -> list[set[str]]:
+    def missing_prerequisites(
+        self, tool: str, history: Sequence[Event], use_rules: bool = True
+    ) -> list[set[str]]:
         """Prerequisite groups of ``tool`` none of whose tools was called (successfully) in ``history``."""
         done = _successful_calls(history)
         return [group for group in self.prerequisites(tool, use_rules) if not group & done]
@@ -158,7 +162,9 @@ class ToolGraph:
         if candidate.kind != EventKind.TOOL_CALL:
             return 0
         key = call_key(candidate)
-        return sum(1 for e in history if e.kind == EventKind.TOOL_CALL and e.actor == "agent" and call_key(e) == key)
+        return sum(
+            1 for e in history if e.kind == EventKind.TOOL_CALL and e.actor == "agent" and call_key(e) == key
+        )
 
     def score(self, candidate: Event, history: Sequence[Event], use_rules: bool = True) -> float:
         """Graph score of a candidate action: log transition probability from the last action, minus 2

@@ -74,7 +74,9 @@ class _Device:
         from tau2.data_model.message import ToolCall, UserMessage
 
         episode = self._harness._require_episode()
-        tool_call = ToolCall(id=f"user_{uuid.uuid4().hex[:8]}", name=name, arguments=arguments, requestor="user")
+        tool_call = ToolCall(
+            id=f"user_{uuid.uuid4().hex[:8]}", name=name, arguments=arguments, requestor="user"
+        )
         response = episode.env.get_response(tool_call)
         episode.messages += [UserMessage(role="user", tool_calls=[tool_call]), response]
         episode.user_tool_calls.append(
@@ -94,6 +96,9 @@ class Tau2Harness:
         self.max_steps = max_steps
         self.max_errors = max_errors
         self._template = make_environment(domain)  # tool definitions and policy; never mutated
+        self._tool_schemas = [
+            tool.openai_schema for tool in sorted(self._template.get_tools(), key=lambda t: t.name)
+        ]
         self._episode: _Episode | None = None
         self._device = _Device(self)
 
@@ -102,7 +107,7 @@ class Tau2Harness:
         return frozenset({"snapshot"})
 
     def tool_schemas(self) -> list[dict[str, Any]]:
-        return [tool.openai_schema for tool in sorted(self._template.get_tools(), key=lambda t: t.name)]
+        return copy.deepcopy(self._tool_schemas)
 
     def user_tool_schemas(self) -> list[dict[str, Any]]:
         """Schemas of the user's own tools (telecom's phone); empty in other domains."""
@@ -226,7 +231,10 @@ class Tau2Harness:
         episode.messages += [AssistantMessage(role="assistant", tool_calls=[tool_call]), response]
         return Event(
             payload=ToolResultPayload(
-                call_id=payload.call_id, name=payload.name, content=response.content or "", is_error=response.error
+                call_id=payload.call_id,
+                name=payload.name,
+                content=response.content or "",
+                is_error=response.error,
             ),
             actor="tool",
         )
@@ -243,7 +251,9 @@ class Tau2Harness:
             message = f"user simulator failed: {type(error).__name__}: {error}"
             return [Event(payload=ErrorPayload(source="user", message=message), actor="user")], "error"
         episode.messages.append(UserMessage(role="user", content=reply.text))
-        return [Event(payload=UserPayload(text=reply.text), actor="user")], "user_stop" if reply.stop else None
+        return [
+            Event(payload=UserPayload(text=reply.text), actor="user")
+        ], "user_stop" if reply.stop else None
 
     def _finish(self, episode: _Episode, observations: list[Event], termination: str) -> StepResult:
         episode.done = True
@@ -254,7 +264,9 @@ class Tau2Harness:
             "steps": episode.steps,
             "user_tool_calls": json.loads(json.dumps(episode.user_tool_calls, default=str)),
         }
-        return StepResult(observations=observations, done=True, reward=float(reward_info["reward"]), info=info)
+        return StepResult(
+            observations=observations, done=True, reward=float(reward_info["reward"]), info=info
+        )
 
 
 def _schema_field_names(schema: dict[str, Any]) -> set[str]:

@@ -31,12 +31,15 @@ def summarize(logs: Sequence[EventLog]) -> dict[str, float]:
     infos = [reward_info(log) for log in logs]
     db_checks = [info["db_check"]["db_match"] for info in infos if info.get("db_check")]
     action_checks = [
-        all(check["action_match"] for check in info["action_checks"]) for info in infos if info.get("action_checks")
+        all(check["action_match"] for check in info["action_checks"])
+        for info in infos
+        if info.get("action_checks")
     ]
     return {
         "episodes": float(len(logs)),
         "avg_reward": sum(rewards) / len(rewards),
-        "max_steps_rate": sum(log.metadata.get("termination_reason") == "max_steps" for log in logs) / len(logs),
+        "max_steps_rate": sum(log.metadata.get("termination_reason") == "max_steps" for log in logs)
+        / len(logs),
         "low_reward_rate": sum(reward <= LOW_REWARD for reward in rewards) / len(rewards),
         "db_pass_rate": sum(db_checks) / len(db_checks) if db_checks else float("nan"),
         "action_all_ok_rate": sum(action_checks) / len(action_checks) if action_checks else float("nan"),

@@ -184,7 +184,9 @@ class PerturbedOracle(ScriptAgent):
     def __init__(self, task: Task, perturbation: str, tool_kinds: dict[str, str]) -> None:
         """``tool_kinds``: read/write annotation of the agent's tools and, in telecom, the user's."""
         if perturbation not in PERTURBATIONS:
-            raise ValueError(f"unknown perturbation {perturbation!r}; expected one of {sorted(PERTURBATIONS)}")
+            raise ValueError(
+                f"unknown perturbation {perturbation!r}; expected one of {sorted(PERTURBATIONS)}"
+            )
         script = oracle_script(task)
         perturbed = PERTURBATIONS[perturbation](script, tool_kinds)
         self.applies = perturbed is not None

@@ -41,7 +41,9 @@ def run_episode(harness: Harness, task: Task, agent: Agent, domain: str, agent_n
     events += [
         Event(payload=TurnCompletePayload(reason=termination), actor="env", step=step - 1),
         Event(
-            payload=RewardPayload(scope="episode", name="total", value=float(result.reward or 0.0), info=reward_info),
+            payload=RewardPayload(
+                scope="episode", name="total", value=float(result.reward or 0.0), info=reward_info
+            ),
             actor="judge",
             step=step - 1,
         ),

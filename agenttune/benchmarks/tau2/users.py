@@ -137,8 +137,12 @@ class LLMUser:
 
     def start(self, task: Task, device: UserDevice) -> str:
         self._device = device
-        tools_note = "You can act on your phone with the tools you are given." if device.tool_schemas() else ""
-        system = USER_SIMULATOR_PROMPT.format(stop=STOP_TOKEN, tools_note=tools_note, scenario=scenario_text(task))
+        tools_note = (
+            "You can act on your phone with the tools you are given." if device.tool_schemas() else ""
+        )
+        system = USER_SIMULATOR_PROMPT.format(
+            stop=STOP_TOKEN, tools_note=tools_note, scenario=scenario_text(task)
+        )
         self._conversation = [{"role": "system", "content": system}]
         return self.respond(AGENT_GREETING).text
 
@@ -159,8 +163,13 @@ class LLMUser:
                 function = call.get("function", call)
                 arguments = function.get("arguments") or {}
                 if isinstance(arguments, str):
-                    arguments = json.loads(arguments or "{}")
+                    try:
+                        arguments = json.loads(arguments or "{}")
+                    except json.JSONDecodeError:
+                        arguments = {}  # the tool then reports its missing arguments as an error
                 content, _ = self._device.call(function["name"], arguments)
                 self._conversation.append({"role": "tool", "content": content, "name": function["name"]})
-        text = self._conversation[-1].get("content", "") if self._conversation[-1]["role"] == "assistant" else ""
+        text = (
+            self._conversation[-1].get("content", "") if self._conversation[-1]["role"] == "assistant" else ""
+        )
         return UserReply(text, stop=STOP_TOKEN in text)

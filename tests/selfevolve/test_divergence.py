@@ -1,0 +1,79 @@
+"""Divergence-point DPO pairs from oracle successes and perturbed failures of real retail tasks."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("tau2.domains.retail.environment")
+
+from agenttune.benchmarks.tau2.harness import Tau2Harness  # noqa: E402
+from agenttune.benchmarks.tau2.oracle import OracleAgent, PerturbedOracle  # noqa: E402
+from agenttune.benchmarks.tau2.runner import run_tasks  # noqa: E402
+from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs  # noqa: E402
+from agenttune.selfevolve.toolgraph import ToolGraph  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def setup():
+    harness = Tau2Harness("retail", max_steps=12)
+    tasks = [t for t in harness.tasks("base") if t.id in ("0", "1", "5")]
+    kinds = harness.tool_kinds()
+    logs = run_tasks(harness, tasks, OracleAgent)
+    for name in ("skip_write", "repeat_read", "wrong_argument", "loop"):
+        logs += run_tasks(harness, tasks, lambda t, n=name: PerturbedOracle(t, n, kinds))
+    prompt = ToolGraph.from_harness(harness).planning_prompt()
+    return logs, prompt
+
+
+def test_pairs_cut_at_the_divergence(setup):
+    logs, prompt = setup
+    pairs = build_dpo_pairs(logs, prompt, DivergenceConfig(validation_fraction=0.0))
+    assert pairs.train and not pairs.validation
+    by_step = {(row["task_id"], row["rejected"][0]["content"][:30]): row for row in pairs.train}
+    skip = next(
+        r for r in pairs.train if r["task_id"] == "0" and r["rejected"][0]["content"].startswith("Everything")
+    )
+    assert skip["chosen"][0]["content"].startswith('<tool_call>{"name": "exchange_delivered_order_items"')
+    assert skip["step"] == 4 and len(by_step) == len(pairs.train)
+    for row in pairs.train:
+        assert row["prompt"][0]["role"] == "system" and row["prompt"][0]["content"].endswith(prompt)
+        assert row["prompt"][-1]["role"] in ("user", "tool")
+        assert row["chosen"][0]["role"] == row["rejected"][0]["role"] == "assistant"
+        assert row["chosen"] != row["rejected"]
+
+
+def test_filter_counts(setup):
+    logs, prompt = setup
+    counts = build_dpo_pairs(logs, prompt).counts
+    assert counts["success_logs"] == 3 and counts["failure_logs"] == 12
+    dropped = sum(v for k, v in counts.items() if k.startswith("dropped_"))
+    assert counts["candidates"] == dropped + counts["kept"]
+    assert counts["kept"] == counts["train"] + counts["validation"]
+    assert counts["dropped_near_duplicate"] > 0  # wrong_argument differs from gold by a few characters
+    strict = build_dpo_pairs(logs, prompt, DivergenceConfig(near_duplicate=1.01)).counts
+    assert strict.get("dropped_near_duplicate", 0) == 0 and strict["kept"] > counts["kept"]
+
+
+def test_per_task_cap(setup):
+    logs, prompt = setup
+    capped = build_dpo_pairs(logs, prompt, DivergenceConfig(max_pairs_per_task=1, validation_fraction=0.0))
+    assert len(capped.train) == len({row["task_id"] for row in capped.train})
+    assert capped.counts["dropped_task_cap"] > 0
+
+
+def test_train_validation_split_is_by_task(setup):
+    logs, prompt = setup
+    pairs = build_dpo_pairs(logs, prompt, DivergenceConfig(validation_fraction=0.5))
+    train_tasks = {row["task_id"] for row in pairs.train}
+    validation_tasks = {row["task_id"] for row in pairs.validation}
+    assert not train_tasks & validation_tasks
+    assert pairs.train and pairs.validation
+
+
+def test_rows_are_conversational_preferences(setup):
+    """TRL's conversational preference format: lists of {role, content} messages, one assistant turn each."""
+    logs, prompt = setup
+    for row in build_dpo_pairs(logs, prompt).train:
+        for message in row["prompt"] + row["chosen"] + row["rejected"]:
+            assert set(message) == {"role", "content"} and isinstance(message["content"], str)
+        assert len(row["chosen"]) == len(row["rejected"]) == 1
