@@ -44,7 +44,7 @@ def generated_tokens(logs: list[EventLog]) -> int:
 
 def timed_rollouts(engine: TransformersEngine, n: int, turns: int, batched: bool) -> dict[str, float]:
     strategy = ReAct(max_turns=turns)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     if batched:
         logs = run_episodes(engine, lambda: CalculatorHarness(chat=True), strategy, tasks(n))
     else:
@@ -53,11 +53,12 @@ def timed_rollouts(engine: TransformersEngine, n: int, turns: int, batched: bool
             for task in tasks(n)
             for log in run_episodes(engine, [CalculatorHarness(chat=True)], strategy, [task])
         ]
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     tokens = generated_tokens(logs)
     assert all(log.tier == "full" for log in logs)
     return {
         "seconds": round(seconds, 3),
+        "cpu_seconds": round(cpu_seconds, 3),
         "episodes": n,
         "generated_tokens": tokens,
         "tokens_per_s": round(tokens / seconds, 2),
@@ -84,6 +85,7 @@ def bench_rollout(args: argparse.Namespace) -> dict[str, Any]:
         "batched": batched,
         "speedup_tokens_per_s": round(batched["tokens_per_s"] / sequential["tokens_per_s"], 2),
         "speedup_episodes_per_s": round(batched["episodes_per_s"] / sequential["episodes_per_s"], 2),
+        "cpu_time_ratio": round(sequential["cpu_seconds"] / batched["cpu_seconds"], 2),
     }
 
 
@@ -92,15 +94,16 @@ def print_rollout(result: dict[str, Any]) -> None:
         f"\nrollouts: {result['model']}, {result['episodes']} episodes x {result['turns']} turns, greedy, "
         f"{result['max_new_tokens']} new tokens a turn, {result['torch_threads']} threads"
     )
-    print(f"{'loop':<12}{'seconds':>10}{'gen tokens':>12}{'tokens/s':>10}{'episodes/s':>12}")
+    print(f"{'loop':<12}{'seconds':>10}{'cpu s':>10}{'gen tokens':>12}{'tokens/s':>10}{'episodes/s':>12}")
     for name in ("sequential", "batched"):
         row = result[name]
         print(
-            f"{name:<12}{row['seconds']:>10.2f}{row['generated_tokens']:>12}{row['tokens_per_s']:>10.1f}"
-            f"{row['episodes_per_s']:>12.3f}"
+            f"{name:<12}{row['seconds']:>10.2f}{row['cpu_seconds']:>10.2f}{row['generated_tokens']:>12}"
+            f"{row['tokens_per_s']:>10.1f}{row['episodes_per_s']:>12.3f}"
         )
     print(
-        f"speedup: {result['speedup_tokens_per_s']}x tokens/s, {result['speedup_episodes_per_s']}x episodes/s"
+        f"speedup: {result['speedup_tokens_per_s']}x tokens/s, {result['speedup_episodes_per_s']}x episodes/s "
+        f"(CPU time {result['cpu_time_ratio']}x less; load average {result['load_average_1m']})"
     )
 
 
