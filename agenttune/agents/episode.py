@@ -14,7 +14,8 @@ harness fails that episode (ERROR event, reason ``error``), not the batch.
 
 With a token-exact engine (transformers, vLLM, scripted with a tokenizer) logs are full tier: ``token_ids`` are
 the ids the policy conditioned on and generated (:mod:`agenttune.agents.tokens`), generated events carry spans
-and logprobs, and the stop token's span sits on the TURN_COMPLETE.
+and logprobs, the stop token's span sits on the TURN_COMPLETE, and ``generated_spans`` lists each completion's
+range (the validator checks that spans with logprobs cover them).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class Episode:
         self.events: list[Event] = []
         self.tools: list[dict[str, Any]] = []
         self.track: TokenTrack | None = None
+        self.sampled: list[tuple[int, int]] = []  # full tier: where each completion lies in the token ids
         self.state: EpisodeState | None = None
         self.finished = False
 
@@ -95,6 +97,8 @@ class Episode:
         call_ids = [f"call_{step}_{i}" for i in range(len(generation.parsed.tool_calls))]
         assistant = generation.parsed.to_message(call_ids)
         offset = self.track.append(generation, assistant) if self.track else None
+        if offset is not None:
+            self.sampled.append((offset, offset + len(generation.completion_ids)))
         turn = turn_events(generation, step, call_ids, offset, self.tokenizer)
         self.events += turn.generated + turn.errors
         outcome = self._act(turn.generated, turn.errors, step)
@@ -173,6 +177,7 @@ class Episode:
             tools=self.tools,
             events=self.events,
             token_ids=list(self.track.ids) if full else None,
+            generated_spans=self.sampled if full else None,
             metadata={
                 "strategy": self.strategy.name,
                 "engine": type(engine).__name__,

@@ -85,12 +85,12 @@ def test_transformers_engine_is_batched_and_token_exact(tokenizer, tiny_model):
     for index, log in enumerate(logs):
         assert log.tier == "full" and log.metadata["termination"] == "max_turns"
         turns = [batch[index] for batch in calls]
-        starts = sorted(e.span[0] for e in log.events if e.logprobs is not None)
+        spans = [(len(g.prompt_ids), len(g.prompt_ids) + len(g.completion_ids)) for g in turns]
+        assert log.generated_spans == spans
         for generation in turns:
             prompt, completion = generation.prompt_ids, generation.completion_ids
             assert log.token_ids[: len(prompt)] == prompt
             assert log.token_ids[len(prompt) : len(prompt) + len(completion)] == completion
-            assert len(prompt) in starts
         logged = [lp for e in log.events if e.logprobs is not None for lp in e.logprobs]
         assert logged == [lp for g in turns for lp in g.logprobs]
 
