@@ -20,7 +20,8 @@ Import (:func:`trajectory_to_eventlog`), step by step:
 
 Fields with no place in the payload (observation ``source`` and ``name``, web and image fields, the
 trajectory's ``details`` and ``schema_version``) ride in ``Event.metadata["adp"]`` and
-``EventLog.metadata["adp"]`` so that :func:`eventlog_to_trajectory` restores them.
+``EventLog.metadata["adp"]`` so that :func:`eventlog_to_trajectory` restores them (a web observation's field
+that became the content is stored once, named by ``text_field``).
 
 Export equals the imported input up to these normalisations (:func:`normalise`): a key whose value is
 ``null`` or an empty object equals an absent key (``details: {}``, ``kwargs: {}`` are the defaults), and
@@ -54,6 +55,7 @@ from agenttune.events.schema import (
 
 ADP_VERSIONS = ("1.0", "1.1", "1.2")
 CODE_TOOL = "execute_code"
+WEB_TEXT_FIELDS = ("axtree", "html", "url")  # the first present is what the policy reads
 ACTORS = {"user": "user", "environment": "env", "agent": "agent"}
 SOURCES = {actor: source for source, actor in ACTORS.items()}
 
@@ -182,14 +184,11 @@ def _observation_event(
 ) -> Event:
     if isinstance(item, WebObservation):
         pending.clear()
-        text = item.axtree or item.html or item.url or ""
-        fields = item.model_dump(mode="json", exclude={"class_"})
-        return Event(
-            payload=ObservationPayload(content=text, source="web"),
-            actor="env",
-            step=step,
-            metadata={"adp": fields},
-        )
+        shown = next((name for name in WEB_TEXT_FIELDS if getattr(item, name)), None)
+        fields = item.model_dump(mode="json", exclude={"class_", shown})
+        fields["text_field"] = shown  # the field the content came from, not stored twice
+        payload = ObservationPayload(content=getattr(item, shown) if shown else "", source="web")
+        return Event(payload=payload, actor="env", step=step, metadata={"adp": fields})
     actor = ACTORS[item.source]
     if isinstance(item, ImageObservation):
         pending.clear()
@@ -258,7 +257,11 @@ def eventlog_to_trajectory(log: EventLog, branch: str = "main") -> Trajectory:
 
 def _observation_step(payload: ObservationPayload, actor: str, extra: dict[str, Any]) -> dict[str, Any]:
     if payload.source == "web":
-        return {"class_": "web_observation", **(extra or {"axtree": payload.content})}
+        fields = dict(extra) if extra else {"text_field": "axtree"}
+        shown = fields.pop("text_field", None)
+        if shown:
+            fields[shown] = payload.content
+        return {"class_": "web_observation", **fields}
     source = extra.get("source", SOURCES.get(actor, "environment"))
     if payload.source == "image":
         return {"class_": "image_observation", "content": payload.content, **extra, "source": source}
