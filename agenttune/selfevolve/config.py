@@ -14,14 +14,14 @@ class ToolGraphConfig:
     candidate_scoring: bool = True
     # Answer a write whose prerequisite reads were not done with a gate message instead of running it.
     pre_act_gate: bool = True
-    # Answer the loop_k-th identical call (same tool, same arguments) with a loop message instead of running it.
+    # Answer the loop_limit-th identical call (same tool, same arguments) with a loop message instead of running it.
     loop_check: bool = True
     # Apply the domain's rules (extra prerequisites, prompt notes) on top of what the schemas imply.
     domain_rules: bool = True
     # Candidates asked for per decision when candidate_scoring is on.
     num_candidates: int = 4
     # Identical calls allowed before the loop check answers instead of the tool.
-    loop_k: int = 3
+    loop_limit: int = 3
     # Additive smoothing of the transition weights.
     smoothing: float = 1.0
     # Domain rules; empty means the defaults of agenttune.selfevolve.rules.DEFAULT_RULES for the domain.

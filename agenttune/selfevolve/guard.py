@@ -5,7 +5,7 @@ the exact system prompt the agent saw; DPO pairs reuse it). ``step`` answers a b
 TOOL_RESULT (``is_error=True``, content starting with :data:`GATE_PREFIX`) instead of running it:
 
 - pre-act gate: a write whose prerequisite reads were not done earlier in the episode;
-- loop check: the ``loop_k``-th identical call (same tool and arguments).
+- loop check: the ``loop_limit``-th identical call (same tool and arguments).
 
 A call is blocked at most once: sent again unchanged, it runs (the gate advises, it does not trap the
 agent, and the wrapped harness's step budget still ends a loop).
@@ -98,9 +98,9 @@ class ToolGraphHarness:
         if action.kind != EventKind.TOOL_CALL or call_key(action) in self._blocked:
             return None
         name = action.payload.name
-        if self.config.loop_check and self.graph.repeats(action, self.history) >= self.config.loop_k - 1:
+        if self.config.loop_check and self.graph.repeats(action, self.history) >= self.config.loop_limit - 1:
             return (
-                f"{GATE_PREFIX} loop: {name} was already called {self.config.loop_k - 1} times with these "
+                f"{GATE_PREFIX} loop: {name} was already called {self.config.loop_limit - 1} times with these "
                 "arguments. Use the result you have, or do something else."
             )
         if self.config.pre_act_gate:

@@ -183,7 +183,7 @@ def test_pre_act_gate_blocks_a_write_without_its_reads(graph):
 
 def test_loop_check_blocks_the_kth_identical_call_once(graph):
     inner = RecordingHarness()
-    guarded = ToolGraphHarness(inner, graph, ToolGraphConfig(loop_k=3))
+    guarded = ToolGraphHarness(inner, graph, ToolGraphConfig(loop_limit=3))
     guarded.reset(None)
     outputs = [guarded.step(call("get_order", f"c{i}", order_id="1")).observations[0] for i in range(4)]
     assert [o.payload.content.startswith(GATE_PREFIX) for o in outputs] == [False, False, True, False]

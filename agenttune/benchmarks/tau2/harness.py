@@ -15,7 +15,8 @@ Every action counts one step; the episode ends with ``max_steps`` when the budge
 StepResult carries the reward and ``info = {"termination_reason", "reward_info", "steps",
 "user_tool_calls"}``, all JSON-serialisable.
 
-Snapshots deep-copy the environment's databases and the trajectory (``capabilities() == {"snapshot"}``).
+Snapshots deep-copy the environment's databases and the trajectory (``capabilities() == {"snapshot"}``);
+the simulated user's own memory (an LLM user's conversation) is not part of a snapshot.
 """
 
 from __future__ import annotations
