@@ -135,6 +135,8 @@ class BenchmarkConfig:
     chunk_overlap: int = 200
     distractor_docs: int = 20  # legalbench_rag: CUAD contracts mixed into each corpus
     corpora: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # adp_samples: sample files under data_dir/adp_samples
+    max_prompt_turns: int = 4  # adp_samples: conversation turns kept before each training target
 
 
 @dataclass
@@ -177,7 +179,9 @@ class TrainConfig:
     task_name: str = "train"
     seed: int = 0
     resume: bool = False  # continue from the last checkpoint in the run folder
-    init_from: str | None = None  # start from this checkpoint folder instead of model.path (e.g. a distilled student)
+    init_from: str | None = (
+        None  # start from this checkpoint folder instead of model.path (e.g. a distilled student)
+    )
 
 
 GROUP_SCHEMAS = {

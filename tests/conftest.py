@@ -45,3 +45,36 @@ def tiny_model(tiny_model_config, cache_dir):
     from agenttune.models import load_model
 
     return load_model(tiny_model_config, cache_dir)
+
+
+def compose_config(overrides: list[str], output_dir: str | Path = "/tmp/agenttune-compose-test"):
+    """Compose conf/train.yaml as ``python train.py OVERRIDES`` would, with the run folder set to ``output_dir``."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import open_dict
+
+    from agenttune.config import register_configs
+
+    register_configs()
+    with initialize_config_dir(version_base="1.3", config_dir=str(Path(repo_root()) / "conf")):
+        cfg = compose("train", overrides=overrides, return_hydra_config=True)
+    with open_dict(cfg):  # a real run sets it at job start; compose leaves it empty
+        cfg.hydra.runtime.output_dir = str(output_dir)
+    HydraConfig.instance().set_config(cfg)
+    return cfg
+
+
+@pytest.fixture
+def run_pipeline(tmp_path):
+    """Run ``train.py OVERRIDES`` in-process (logger off) in a fresh run folder; returns (run folder, summary)."""
+    import json
+
+    from agenttune.pipelines import run_job
+
+    def run(overrides: list[str], name: str = "run") -> tuple[Path, dict]:
+        run_dir = tmp_path / name
+        cfg = compose_config([*overrides, "logger=none"], run_dir)
+        run_job(cfg)
+        return run_dir, json.loads((run_dir / "summary.json").read_text())
+
+    return run

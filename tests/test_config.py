@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from hydra.core.hydra_config import HydraConfig
 from hydra.errors import ConfigCompositionException
-from omegaconf import OmegaConf, open_dict
+from omegaconf import OmegaConf
 
 from agenttune.config import register_configs, repo_root, validate_config
+from tests.conftest import compose_config
 
 CONF = Path(repo_root()) / "conf"
 EXPERIMENTS = sorted(p.stem for p in (CONF / "experiment").glob("*.yaml"))
@@ -20,14 +20,10 @@ register_configs()
 
 
 def compose_resolved(overrides: list[str]):
-    with initialize_config_dir(version_base="1.3", config_dir=str(CONF)):
-        cfg = compose("train", overrides=overrides, return_hydra_config=True)
-        with open_dict(cfg):  # set at job start by a real run; compose leaves it empty
-            cfg.hydra.runtime.output_dir = "/tmp/agenttune-compose-test"
-        HydraConfig.instance().set_config(cfg)
-        job_cfg = OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"])
-        OmegaConf.to_container(job_cfg, resolve=True, throw_on_missing=True)  # every interpolation resolves
-        return cfg
+    cfg = compose_config(overrides)
+    job_cfg = OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"])
+    OmegaConf.to_container(job_cfg, resolve=True, throw_on_missing=True)  # every interpolation resolves
+    return cfg
 
 
 def test_default_config_composes_with_typed_groups():
@@ -57,7 +53,11 @@ def test_there_are_experiments_and_sweeps():
 
 @pytest.mark.parametrize(
     ("override", "key"),
-    [("algorithm.betta=0.1", "betta"), ("algorithm.learning_rate=abc", "learning_rate"), ("model.lora.r=x", "r")],
+    [
+        ("algorithm.betta=0.1", "betta"),
+        ("algorithm.learning_rate=abc", "learning_rate"),
+        ("model.lora.r=x", "r"),
+    ],
 )
 def test_bad_override_fails_at_compose_naming_the_key(override, key):
     with pytest.raises(ConfigCompositionException) as error:
@@ -77,7 +77,9 @@ def test_misspelt_key_in_a_group_file_fails(tmp_path):
     import shutil
 
     shutil.copytree(CONF, bad)
-    (bad / "algorithm" / "typo.yaml").write_text("defaults:\n  - schema\n  - _self_\nname: grpo\nlearnig_rate: 1e-5\n")
+    (bad / "algorithm" / "typo.yaml").write_text(
+        "defaults:\n  - schema\n  - _self_\nname: grpo\nlearnig_rate: 1e-5\n"
+    )
     with initialize_config_dir(version_base="1.3", config_dir=str(bad)):
         with pytest.raises(Exception, match="learnig_rate"):
             compose("train", overrides=["algorithm=typo"])

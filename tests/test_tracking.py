@@ -38,7 +38,10 @@ def test_failed_job_writes_failed_summary_and_finishes_wandb(tmp_path):
     assert summary["status"] == "failed"
     assert "boom" in summary["error"]
     assert summary["git_commit"] and summary["hardware"]["cpu_count"]
-    assert [json.loads(line)["loss"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()] == [1.5, 1.25]
+    assert [json.loads(line)["loss"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()] == [
+        1.5,
+        1.25,
+    ]
     assert wandb.run is None, "the wandb run must be finished even when the job raises"
     assert list(tmp_path.glob("wandb/offline-run-*/run-*.wandb")), "wandb wrote its offline run file"
 
@@ -65,8 +68,12 @@ def test_report_has_a_row_per_job_and_a_plot(tmp_path):
     for job, (lr, loss) in enumerate([(1e-5, 2.0), (2e-5, 1.5), (4e-5, 1.0)]):
         folder = tmp_path / str(job)
         (folder / ".hydra").mkdir(parents=True)
-        (folder / ".hydra" / "overrides.yaml").write_text(f"- +experiment=smoke\n- algorithm.learning_rate={lr}\n")
-        (folder / "summary.json").write_text(json.dumps({"status": "completed", "metrics": {"train/loss": loss}}))
+        (folder / ".hydra" / "overrides.yaml").write_text(
+            f"- +experiment=smoke\n- algorithm.learning_rate={lr}\n"
+        )
+        (folder / "summary.json").write_text(
+            json.dumps({"status": "completed", "metrics": {"train/loss": loss}})
+        )
     md_path, html_path = write_report(tmp_path)
     rows = [line for line in md_path.read_text().splitlines() if line.startswith("| ") and "job" not in line]
     assert len(rows) == 3 and "2e-05" in rows[1] and "1.5" in rows[1]

@@ -34,10 +34,16 @@ def load_jobs(sweep_dir: str | Path) -> list[JobRow]:
     """One row per job folder that has a summary.json, ordered by job number."""
     rows = []
     folders = [p for p in Path(sweep_dir).iterdir() if (p / "summary.json").exists()]
-    for folder in sorted(folders, key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name)):
+    for folder in sorted(
+        folders, key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name)
+    ):
         summary = json.loads((folder / "summary.json").read_text())
         overrides_file = folder / ".hydra" / "overrides.yaml"
-        overrides = parse_overrides(yaml.safe_load(overrides_file.read_text()) or []) if overrides_file.exists() else {}
+        overrides = (
+            parse_overrides(yaml.safe_load(overrides_file.read_text()) or [])
+            if overrides_file.exists()
+            else {}
+        )
         rows.append(JobRow(folder.name, overrides, summary.get("status", "?"), summary.get("metrics", {})))
     if not rows:
         raise FileNotFoundError(f"No job folder with a summary.json under {sweep_dir}")
@@ -51,7 +57,9 @@ def swept_keys(rows: list[JobRow]) -> list[str]:
 
 
 def numeric_metrics(rows: list[JobRow]) -> list[str]:
-    names = sorted({name for row in rows for name, value in row.metrics.items() if isinstance(value, int | float)})
+    names = sorted(
+        {name for row in rows for name, value in row.metrics.items() if isinstance(value, int | float)}
+    )
     return [name for name in names if not isinstance(rows[0].metrics.get(name), bool)]
 
 
@@ -101,7 +109,12 @@ def table(rows: list[JobRow], metrics: list[str]) -> tuple[list[str], list[list[
     keys = swept_keys(rows) or sorted({k for row in rows for k in row.overrides})
     header = ["job", *keys, "status", *metrics]
     body = [
-        [row.job, *(row.overrides.get(k, "") for k in keys), row.status, *(_format(row.metrics.get(m, "")) for m in metrics)]
+        [
+            row.job,
+            *(row.overrides.get(k, "") for k in keys),
+            row.status,
+            *(_format(row.metrics.get(m, "")) for m in metrics),
+        ]
         for row in rows
     ]
     return header, body
@@ -115,7 +128,12 @@ def write_report(sweep_dir: str | Path, metrics: list[str] | None = None) -> tup
     header, body = table(rows, metrics)
     plots = make_plots(rows, sweep_dir)
 
-    md_lines = [f"# Report: {sweep_dir.name}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    md_lines = [
+        f"# Report: {sweep_dir.name}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
     md_lines += ["| " + " | ".join(cells) + " |" for cells in body]
     md_lines += ["", *(f"![{p.stem}]({p.name})" for p in plots), ""]
     md_path = sweep_dir / "report.md"

@@ -27,10 +27,13 @@ DIGEST_EXCLUDES = ("paths", "resume", "logger")
 
 
 def config_digest(cfg: DictConfig) -> str:
-    """A short hash of the resolved config, without paths, logger and the resume flag."""
-    data = OmegaConf.to_container(cfg, resolve=True)
-    for key in DIGEST_EXCLUDES:
-        data.pop(key, None)
+    """A short hash of the resolved config, without hydra, paths, logger and the resume flag.
+
+    Works on a live config and on an earlier run's ``.hydra/config.yaml`` alike (its ``${hydra:...}`` paths are
+    dropped before anything is resolved).
+    """
+    kept = [key for key in cfg if key not in (*DIGEST_EXCLUDES, "hydra")]
+    data = OmegaConf.to_container(OmegaConf.masked_copy(cfg, kept), resolve=True)
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

@@ -1,0 +1,73 @@
+"""Pieces every pipeline shares: loading the policy, training it with the configured algorithm, saving it."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+
+from agenttune.config import AlgorithmConfig, ModelConfig
+from agenttune.models import load_model, load_tokenizer
+from agenttune.tracking.resume import find_resume_checkpoint
+from agenttune.tracking.run import RunContext
+from agenttune.training import MetricsCallback, TrainingData, build_trainer, train
+
+log = logging.getLogger(__name__)
+
+
+def typed(node, schema):
+    """A group's DictConfig as its dataclass (what library functions take)."""
+    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema), node))
+
+
+def load_policy(cfg: DictConfig, init_from: str | None = None):
+    """(model, tokenizer) for ``cfg.model``, starting from ``init_from`` or ``cfg.init_from`` when set."""
+    torch.manual_seed(cfg.seed)
+    model_cfg = typed(cfg.model, ModelConfig)
+    start = init_from or cfg.init_from
+    tokenizer = load_tokenizer(model_cfg, cfg.paths.cache_dir, start)
+    model = load_model(model_cfg, cfg.paths.cache_dir, start, seed=cfg.seed)
+    return model, tokenizer
+
+
+def train_policy(
+    cfg: DictConfig,
+    run: RunContext,
+    model,
+    tokenizer,
+    data: TrainingData,
+    prefix: str = "train",
+    **trainer_kwargs,
+) -> Path:
+    """Train with ``cfg.algorithm`` (resuming when ``cfg.resume``), log every step, save and return the policy.
+
+    Metrics go to metrics.jsonl as ``<prefix>/<name>``; checkpoints to ``checkpoints/checkpoint-<step>``; the
+    final policy (with its tokenizer) to ``checkpoints/final``.
+    """
+    algorithm = typed(cfg.algorithm, AlgorithmConfig)
+    log_fn = lambda metrics, step: run.log({f"{prefix}/{k}": v for k, v in metrics.items()}, step=step)  # noqa: E731
+    trainer = build_trainer(
+        algorithm,
+        model,
+        tokenizer,
+        data,
+        str(run.checkpoint_dir),
+        callbacks=[MetricsCallback(log_fn)],
+        **trainer_kwargs,
+    )
+    resume_from = find_resume_checkpoint(cfg, run.dir) if cfg.resume else None
+    if cfg.resume:
+        log.info(
+            "resume=true: continuing from %s", resume_from or "nothing (no earlier checkpoint of this config)"
+        )
+    train(trainer, resume_from=resume_from)
+    final = run.checkpoint_dir / "final"
+    trainer.save_model(str(final))
+    tokenizer.save_pretrained(str(final))
+    run.set_summary(
+        {f"{prefix}/global_step": trainer.state.global_step, f"{prefix}/resumed_from": resume_from}
+    )
+    log.info("trained policy saved to %s", final)
+    return final

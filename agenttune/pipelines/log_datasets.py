@@ -1,0 +1,108 @@
+"""Training data for every algorithm from recorded trajectories (EventLogs), by the events projections.
+
+Each assistant turn of a log is a target: its prompt is the conversation before it (the opening messages and
+the last ``max_prompt_turns`` messages, each cut to ``max_chars``), its reference is the turn itself. From the
+same targets:
+
+- ``sft``: whole logs as weighted SFT rows (tool results weigh 0, tool calls 2, text 1 by default);
+- ``dpo`` / ``bco`` pairs: chosen = the recorded turn, rejected = the turn recorded at the same position of
+  another log (a reply that belongs to another conversation);
+- ``kto`` / ``bco`` unpaired: the same two completions labelled good and bad;
+- ``grpo`` / ``rloo`` / ``ppo`` prompts with a ``reference`` column, scored by :func:`reference_similarity`
+  and the tool-call format reward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from typing import Any
+
+from datasets import Dataset
+
+from agenttune.config import AlgorithmConfig
+from agenttune.engines.tool_calls import format_tool_call
+from agenttune.events.projections.messages import chat_messages
+from agenttune.events.projections.sft import sft_rows
+from agenttune.events.schema import EventLog
+from agenttune.rewards.cuad_search import completion_text
+from agenttune.training import TrainingData
+
+
+def _cut(message: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    return {**message, "content": (message.get("content") or "")[:max_chars]}
+
+
+def turn_targets(
+    logs: Sequence[EventLog], max_prompt_turns: int = 4, max_chars: int = 600
+) -> list[tuple[list[dict], dict]]:
+    """``(prompt messages, assistant turn)`` for every assistant turn that has a user or system message before it."""
+    targets = []
+    for log in logs:
+        messages = [_cut(m, max_chars) for m in chat_messages(log)]
+        opening = [m for m in messages[:2] if m["role"] in ("system", "user")]
+        for index, message in enumerate(messages):
+            if message["role"] != "assistant" or index < len(opening):
+                continue
+            recent = messages[max(len(opening), index - max_prompt_turns) : index]
+            targets.append((opening + recent, message))
+    if not targets:
+        raise ValueError("the logs hold no assistant turn after an opening user or system message")
+    return targets
+
+
+def assistant_text(message: dict[str, Any]) -> str:
+    """An assistant message as the model writes it: its content, then each tool call as ``<tool_call>`` JSON."""
+    calls = [
+        format_tool_call(c["function"]["name"], c["function"]["arguments"])
+        for c in message.get("tool_calls", [])
+    ]
+    return "\n".join(part for part in [message.get("content") or "", *calls] if part)
+
+
+def reference_similarity(completions: list, reference: list[str], **kwargs: Any) -> list[float]:
+    """Character-level similarity (difflib ratio) between each completion and the recorded turn it should reproduce.
+
+    Dense on purpose: even an untrained policy's completions differ in it, so a group has a learning signal.
+
+    >>> reference_similarity(["search the lease", "xyz"], reference=["search the lease term"] * 2)
+    [0.8648648648648649, 0.0]
+    """
+    return [
+        SequenceMatcher(None, completion_text(c), ref).ratio()
+        for c, ref in zip(completions, reference, strict=True)
+    ]
+
+
+def training_data(
+    algorithm: AlgorithmConfig,
+    logs: Sequence[EventLog],
+    tokenizer,
+    max_prompt_turns: int = 4,
+    limit: int | None = None,
+) -> TrainingData:
+    """The :class:`TrainingData` field ``algorithm.name`` trains on, built from ``logs``."""
+    if algorithm.name == "sft":
+        rows = sft_rows(logs, tokenizer, dict(algorithm.segment_weights))
+        cut = [
+            {k: v[: algorithm.max_length] if isinstance(v, list) else v for k, v in r.items()} for r in rows
+        ]
+        return TrainingData(sft=Dataset.from_list(cut[:limit]))
+    targets = turn_targets(logs, max_prompt_turns)[:limit]
+    prompts = [prompt for prompt, _ in targets]
+    chosen = [turn for _, turn in targets]
+    rejected = chosen[1:] + chosen[:1]  # the turn of the next target: another position or another log
+    if algorithm.name in ("grpo", "rloo", "ppo"):
+        references = [assistant_text(turn) for turn in chosen]
+        return TrainingData(prompts=Dataset.from_dict({"prompt": prompts, "reference": references}))
+    if algorithm.name in ("dpo", "bco"):
+        rows = {"prompt": prompts, "chosen": [[t] for t in chosen], "rejected": [[t] for t in rejected]}
+        return TrainingData(preferences=Dataset.from_dict(rows))
+    if algorithm.name == "kto":
+        rows = {
+            "prompt": prompts + prompts,
+            "completion": [[t] for t in chosen] + [[t] for t in rejected],
+            "label": [True] * len(chosen) + [False] * len(rejected),
+        }
+        return TrainingData(unpaired=Dataset.from_dict(rows))
+    raise ValueError(f"algorithm.name={algorithm.name!r} has no log dataset")

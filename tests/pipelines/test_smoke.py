@@ -1,0 +1,30 @@
+"""The smoke experiment trains the tiny model two steps with each of the seven algorithms, from real ADP logs."""
+
+from __future__ import annotations
+
+import pytest
+
+from agenttune.training import ALGORITHMS
+
+SMALL = [
+    "benchmark.num_train=2",
+    "benchmark.max_prompt_turns=1",
+    "algorithm.max_completion_length=8",
+    "algorithm.num_generations=2",
+    "algorithm.max_length=512",
+]
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_smoke_trains_two_steps_and_changes_parameters(run_pipeline, algorithm):
+    run_dir, summary = run_pipeline(
+        ["+experiment=smoke", "model=tiny_random", f"algorithm={algorithm}", *SMALL]
+    )
+    assert summary["status"] == "completed", summary["error"]
+    metrics = summary["metrics"]
+    assert metrics["train/global_step"] == 2
+    assert metrics["train/params_changed_share"] == 1.0
+    assert (run_dir / "checkpoints" / "final" / "config.json").exists()
+    assert (run_dir / "eventlogs" / "train_source.jsonl").exists()
+    steps = [line for line in (run_dir / "metrics.jsonl").read_text().splitlines() if '"train/' in line]
+    assert len(steps) >= 2, "one metrics.jsonl record per logged step"
