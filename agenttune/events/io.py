@@ -8,6 +8,10 @@ line (no newline, does not parse) becomes a :class:`LineIssue` and a warning whi
 a corrupt line elsewhere raises :class:`EventLogFileError` naming ``file:line`` in strict mode (the default) and
 becomes a :class:`LineIssue` otherwise.
 
+Readers pause Python's cyclic garbage collector while they parse: parsed logs are trees (no reference cycles
+to collect), and with thousands of live models each collection rescans everything loaded so far, which made
+bulk reads about 2.5 times slower. The collector's previous state is restored afterwards.
+
 Parquet and datasets hold one row per log: scalar fields as columns, ``token_ids`` as a list of int64, and the
 nested fields (``tools``, ``events``, ``branches``, ``metadata``, ``generated_spans``) as JSON text, so every
 round trip is lossless.
@@ -15,10 +19,12 @@ round trip is lossless.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +65,18 @@ class JsonlContents:
 
     logs: list[EventLog] = field(default_factory=list)
     issues: list[LineIssue] = field(default_factory=list)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a bulk parse (see the module docstring)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def dumps(log: EventLog) -> str:
@@ -146,19 +164,20 @@ def read_jsonl(path: str | os.PathLike, *, strict: bool = True) -> JsonlContents
         lines.pop()  # the empty string after the final newline
     contents = JsonlContents()
     last = len(lines)
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            contents.logs.append(EventLog.model_validate_json(line))
-        except ValidationError as error:
-            torn = torn_candidate and number == last
-            issue = LineIssue(path, number, _short(error), torn=torn)
-            if torn:
-                warnings.warn(str(issue), stacklevel=2)
-            elif strict:
-                raise EventLogFileError(str(issue)) from error
-            contents.issues.append(issue)
+    with gc_paused():
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                contents.logs.append(EventLog.model_validate_json(line))
+            except ValidationError as error:
+                torn = torn_candidate and number == last
+                issue = LineIssue(path, number, _short(error), torn=torn)
+                if torn:
+                    warnings.warn(str(issue), stacklevel=2)
+                elif strict:
+                    raise EventLogFileError(str(issue)) from error
+                contents.issues.append(issue)
     return contents
 
 
@@ -219,11 +238,12 @@ def read_parquet(path: str | os.PathLike) -> list[EventLog]:
 
     rows = pq.read_table(str(path)).to_pylist()
     logs = []
-    for number, row in enumerate(rows):
-        try:
-            logs.append(from_record(row))
-        except (ValidationError, json.JSONDecodeError, KeyError) as error:
-            raise EventLogFileError(f"{path}: row {number}: {error}") from error
+    with gc_paused():
+        for number, row in enumerate(rows):
+            try:
+                logs.append(from_record(row))
+            except (ValidationError, json.JSONDecodeError, KeyError) as error:
+                raise EventLogFileError(f"{path}: row {number}: {error}") from error
     return logs
 
 

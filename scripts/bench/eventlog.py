@@ -38,7 +38,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from agenttune.config import repo_root  # noqa: E402
 from agenttune.events.adp import Trajectory, eventlog_to_trajectory, import_adp, load_adp  # noqa: E402
-from agenttune.events.io import EventLogWriter, read_jsonl  # noqa: E402
+from agenttune.events.io import EventLogWriter, gc_paused, read_jsonl  # noqa: E402
 from agenttune.events.projections.sft import sft_rows  # noqa: E402
 from agenttune.events.schema import (  # noqa: E402
     Event,
@@ -141,7 +141,10 @@ def measure(
                 out.write(trajectory.model_dump_json(exclude_none=True).encode() + b"\n")
 
     def read_adp() -> None:
-        with open(adp_file, "rb") as source:
+        with (
+            open(adp_file, "rb") as source,
+            gc_paused(),
+        ):  # the same collector pause as read_jsonl: a fair baseline
             assert len([Trajectory.model_validate_json(line) for line in source]) == len(trajectories)
 
     timings = {"eventlog jsonl write": best_of(repeat, write_eventlogs)[0]}
