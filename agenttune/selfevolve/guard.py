@@ -42,6 +42,8 @@ class ToolGraphHarness:
         self.blocks: list[dict[str, Any]] = []  # every gate or loop message of the episode, for analysis
 
     def __getattr__(self, name: str) -> Any:  # domain, max_steps, tool_kinds, ... of the wrapped harness
+        if name == "inner":  # not set yet (e.g. while unpickling): do not recurse
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
     def capabilities(self) -> frozenset[str]:

@@ -100,6 +100,13 @@ class Tau2Harness:
         self._tool_schemas = [
             tool.openai_schema for tool in sorted(self._template.get_tools(), key=lambda t: t.name)
         ]
+        self._user_tool_schemas = (
+            []
+            if self._template.user_tools is None
+            else [
+                tool.openai_schema for tool in sorted(self._template.get_user_tools(), key=lambda t: t.name)
+            ]
+        )
         self._episode: _Episode | None = None
         self._device = _Device(self)
 
@@ -112,9 +119,7 @@ class Tau2Harness:
 
     def user_tool_schemas(self) -> list[dict[str, Any]]:
         """Schemas of the user's own tools (telecom's phone); empty in other domains."""
-        if self._template.user_tools is None:
-            return []
-        return [tool.openai_schema for tool in sorted(self._template.get_user_tools(), key=lambda t: t.name)]
+        return copy.deepcopy(self._user_tool_schemas)
 
     def tool_kinds(self) -> dict[str, str]:
         """tau2's annotation of each agent tool: ``read``, ``write``, ``think`` or ``generic``."""
