@@ -11,12 +11,14 @@ counts twice as much as one of weight 1.0, whatever else is in the batch, and we
 
 :class:`WeightedSFTTrainer` subclasses ``SFTTrainer`` and overrides only the documented ``compute_loss``; the
 dataset is passed already tokenized, so SFTTrainer's preparation is skipped (``skip_prepare_dataset``) and
-:class:`WeightedCollator` pads. Rows longer than ``args.max_length`` are cut to their first ``max_length`` tokens.
+:class:`WeightedCollator` pads. Rows longer than ``args.max_length`` are cut to their first ``max_length`` tokens;
+rows left without a weighted token are dropped with a warning (as SFTTrainer drops fully masked rows).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,6 +29,8 @@ from trl import SFTConfig, SFTTrainer
 
 from agenttune.events.projections.sft import sft_rows
 from agenttune.events.schema import EventLog
+
+logger = logging.getLogger(__name__)
 
 
 def weighted_token_loss(logits: torch.Tensor, input_ids: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
@@ -120,14 +124,19 @@ def as_weighted_rows(
             "segment_weights apply when EventLogs are projected; these rows already carry weights "
             "(pass the logs, or to_dataset(logs), to weight them here)"
         )
-    if not rows:
-        raise ValueError("no SFT rows to train on")
     cut = slice(None, max_length)
+    input_ids = [list(row["input_ids"])[cut] for row in rows]
+    weights = [[float(w) for w in row["weights"]][cut] for row in rows]
+    kept = [i for i, row_weights in enumerate(weights) if any(w > 0 for w in row_weights[1:])]
+    if len(kept) < len(rows):
+        logger.warning(
+            "dropping %d of %d SFT rows with no weighted token left (after cutting to max_length=%s)",
+            len(rows) - len(kept), len(rows), max_length,
+        )  # fmt: skip
+    if not kept:
+        raise ValueError(f"no SFT row has a weighted token to train on (max_length={max_length})")
     return Dataset.from_dict(
-        {
-            "input_ids": [list(row["input_ids"])[cut] for row in rows],
-            "weights": [[float(w) for w in row["weights"]][cut] for row in rows],
-        }
+        {"input_ids": [input_ids[i] for i in kept], "weights": [weights[i] for i in kept]}
     )
 
 

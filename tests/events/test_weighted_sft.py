@@ -98,9 +98,15 @@ def test_two_training_steps_change_every_parameter(tiny_model, tokenizer, tmp_pa
     assert unchanged == []
 
 
-def test_rows_are_cut_to_max_length(tokenizer):
-    rows = as_weighted_rows([{"input_ids": [1, 2, 3, 4], "weights": [0, 1, 1, 1]}], tokenizer, None, 3)
-    assert rows[0] == {"input_ids": [1, 2, 3], "weights": [0.0, 1.0, 1.0]}
+def test_rows_are_cut_to_max_length_and_unweighted_rows_dropped(tokenizer):
+    rows = [
+        {"input_ids": [1, 2, 3, 4], "weights": [0, 1, 1, 1]},
+        {"input_ids": [1, 2, 3, 4], "weights": [0, 0, 0, 1]},
+    ]
+    cut = as_weighted_rows(rows, tokenizer, None, 3)
+    assert cut.to_list() == [{"input_ids": [1, 2, 3], "weights": [0.0, 1.0, 1.0]}]
+    with pytest.raises(ValueError, match="no SFT row has a weighted token"):
+        as_weighted_rows(rows[1:], tokenizer, None, 3)
 
 
 def test_pre_weighted_rows_refuse_segment_weights(tokenizer, tmp_path):
