@@ -99,8 +99,8 @@ def as_weighted_rows(
 ) -> Dataset:
     """A Dataset of ``input_ids`` + ``weights`` from SFT rows, EventLogs, or a Dataset in the events layout.
 
-    ``segment_weights`` applies when rows are projected here (from logs); rows that already carry weights were
-    weighted when they were projected, so passing ``segment_weights`` with them is an error.
+    ``segment_weights`` applies when rows are projected here (from logs); rows that already carry weights keep
+    them (they were weighted when projected, e.g. by ``sft_rows(logs, tokenizer, segment_weights)``).
     """
     if isinstance(data, Dataset):
         columns = set(data.column_names)
@@ -120,9 +120,8 @@ def as_weighted_rows(
         projected = bool(items) and isinstance(items[0], EventLog)
         rows = sft_rows(items, tokenizer, segment_weights) if projected else items
     if not projected and segment_weights is not None:
-        raise ValueError(
-            "segment_weights apply when EventLogs are projected; these rows already carry weights "
-            "(pass the logs, or to_dataset(logs), to weight them here)"
+        logger.info(
+            "SFT rows carry their own weights (set when they were projected); segment_weights is unused"
         )
     cut = slice(None, max_length)
     input_ids = [list(row["input_ids"])[cut] for row in rows]

@@ -109,9 +109,13 @@ def test_rows_are_cut_to_max_length_and_unweighted_rows_dropped(tokenizer):
         as_weighted_rows(rows[1:], tokenizer, None, 3)
 
 
-def test_pre_weighted_rows_refuse_segment_weights(tokenizer, tmp_path):
-    rows = [{"input_ids": [1, 2, 3], "weights": [0.0, 1.0, 1.0]}]
-    with pytest.raises(ValueError, match="rows already carry weights"):
-        build_weighted_sft_trainer(
-            None, tokenizer, rows, {"use_cpu": True}, output_dir=str(tmp_path), segment_weights={"text": 1}
-        )
+def test_rows_keep_their_weights_and_logs_are_projected_with_segment_weights(tokenizer):
+    rows = [{"input_ids": [1, 2, 3], "weights": [0.0, 1.0, 2.0], "log_id": "a"}]
+    assert as_weighted_rows(rows, tokenizer, {"tool_call": 5.0}, None)[0]["weights"] == [0.0, 1.0, 2.0]
+    from builders import search_episode
+
+    from agenttune.events import to_dataset
+
+    projected = as_weighted_rows([search_episode()], tokenizer, {"tool_call": 5.0}, None)
+    assert max(projected[0]["weights"]) == 5.0
+    assert as_weighted_rows(to_dataset([search_episode()]), tokenizer, {"tool_call": 5.0}, None)[0] == projected[0]
