@@ -66,7 +66,10 @@ def main() -> None:
     parser.add_argument("--chunk-overlap", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--headers", action="store_true", help="index chunks under their contract's title and parties"
+        "--headers",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="index chunks under their contract's title and parties (--no-headers: raw chunk text)",
     )
     parser.add_argument("--cache-dir", type=Path, default=None, help="default: a fresh temporary folder")
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "outputs" / "bench" / "retrieval.json")
