@@ -45,3 +45,5 @@ def test_resume_continues_at_the_saved_step_on_cpu(name, tiny_model_config, cach
     train(second, resume_from=checkpoint)
     assert second.state.global_step == 3
     assert last_checkpoint(tmp_path).endswith("checkpoint-3")
+    second.save_model(str(tmp_path / "final"))
+    assert (tmp_path / "final" / "config.json").exists()

@@ -277,9 +277,14 @@ class PPOTrainer:
         progress.close()
         return self.state
 
+    def save_model(self, output_dir: str) -> None:
+        """Save the policy and its tokenizer (as ``Trainer.save_model`` does), loadable with ``from_pretrained``."""
+        self.model.save_pretrained(output_dir)
+        self.tokenizer.save_pretrained(output_dir)
+
     def save(self, folder: str) -> None:
-        self.model.save_pretrained(folder)
-        self.tokenizer.save_pretrained(folder)
+        """A resumable checkpoint: the policy, its tokenizer and ``ppo_state.pt``."""
+        self.save_model(folder)
         state = {
             "global_step": self.state.global_step,
             "value_head": self.value_head.state_dict(),
@@ -290,6 +295,7 @@ class PPOTrainer:
         log.info("PPO checkpoint at step %d saved to %s", self.state.global_step, folder)
 
     def load(self, folder: str) -> None:
+        """Restore the policy weights, value head, optimizer, RNG and step from a checkpoint of :meth:`save`."""
         from safetensors.torch import load_file
 
         if hasattr(self.model, "peft_config"):
