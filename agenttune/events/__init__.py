@@ -1,4 +1,10 @@
-"""EventLog: the one trajectory record every stage reads and writes (schema, validation, I/O, projections)."""
+"""EventLog: the one trajectory record every stage reads and writes.
+
+``schema`` (types, tiers, branches) and ``validation`` (the cross-event rules), ``io`` (JSONL, Parquet,
+datasets), ``projections`` (SFT rows, DPO pairs, RL rows, evaluator input, audit records), ``adp`` and
+``adp_quality`` (Agent Data Protocol), ``verl`` and ``verl_reward`` (export to verl), ``cli``
+(``python -m agenttune.events``).
+"""
 
 from agenttune.events.io import (
     EventLogFileError,
