@@ -73,7 +73,9 @@ def bench_rollout(args: argparse.Namespace) -> dict[str, Any]:
     engine = TransformersEngine(model, tokenizer, max_new_tokens=args.max_new_tokens, temperature=0.0)
     timed_rollouts(engine, 2, 1, batched=True)  # warm-up
     sequential = timed_rollouts(engine, args.episodes, args.turns, batched=False)
+    print(f"sequential: {sequential}", flush=True)
     batched = timed_rollouts(engine, args.episodes, args.turns, batched=True)
+    print(f"batched: {batched}", flush=True)
     return {
         "model": cfg.name,
         "episodes": args.episodes,
