@@ -72,6 +72,7 @@ class HarnessConfig:
     name: str = MISSING
     max_steps: int = 50
     top_k: int = 8  # search_corpus: hits returned per search
+    snippet_chars: int = 0  # search_corpus: characters of each hit shown to the model (0: the whole chunk)
     user: str = "scripted"  # tau2: scripted | llm
     tool_timeout_s: float = 30.0
     require_isolation: bool = True  # code tools: fail rather than run in-process

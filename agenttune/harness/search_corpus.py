@@ -49,8 +49,8 @@ class SearchBackend(Protocol):
     def search(self, query: str, k: int) -> list[SearchHit]: ...
 
 
-def format_hits(query: str, hits: list[SearchHit]) -> str:
-    """The text of a search tool result.
+def format_hits(query: str, hits: list[SearchHit], snippet_chars: int = 0) -> str:
+    """The text of a search tool result; with ``snippet_chars`` > 0 each hit's text is cut to that many characters.
 
     >>> @dataclass
     ... class H:
@@ -67,7 +67,8 @@ def format_hits(query: str, hits: list[SearchHit]) -> str:
     if not hits:
         return f"No passages match {query!r}. Try other words."
     return "\n\n".join(
-        f"[{rank}] chunk_id: {hit.chunk_id} | doc_id: {hit.doc_id} | score: {hit.score:.3f}\n{hit.text.strip()}"
+        f"[{rank}] chunk_id: {hit.chunk_id} | doc_id: {hit.doc_id} | score: {hit.score:.3f}\n"
+        f"{hit.text.strip()[: snippet_chars or None]}"
         for rank, hit in enumerate(hits, start=1)
     )
 
@@ -96,6 +97,7 @@ class SearchCorpusHarness(ToolsHarness):
     Args:
         retriever: the search backend (see :class:`SearchBackend`).
         top_k: hits per search.
+        snippet_chars: characters of each hit's text shown to the model (0: all); the ids are always shown.
         max_steps: actions per episode (searches and the final message).
         tool_timeout_s: deadline of one search.
         system_prompt: the SYSTEM event opening every episode.
@@ -108,15 +110,23 @@ class SearchCorpusHarness(ToolsHarness):
         max_steps: int = 50,
         tool_timeout_s: float = 30.0,
         system_prompt: str = SEARCH_SYSTEM_PROMPT,
+        snippet_chars: int = 0,
     ) -> None:
         self.retriever = retriever
         self.top_k = top_k
+        self.snippet_chars = snippet_chars
         registry = ToolRegistry([self.search], timeout_s=tool_timeout_s)
         super().__init__(registry, max_steps=max_steps, system_prompt=system_prompt)
 
     @classmethod
     def from_config(cls, retriever: SearchBackend, cfg: HarnessConfig) -> SearchCorpusHarness:
-        return cls(retriever, top_k=cfg.top_k, max_steps=cfg.max_steps, tool_timeout_s=cfg.tool_timeout_s)
+        return cls(
+            retriever,
+            top_k=cfg.top_k,
+            max_steps=cfg.max_steps,
+            tool_timeout_s=cfg.tool_timeout_s,
+            snippet_chars=cfg.snippet_chars,
+        )
 
     def search(self, query: str) -> ToolOutput:
         """Search the document collection for passages relevant to a query.
@@ -130,7 +140,7 @@ class SearchCorpusHarness(ToolsHarness):
             "doc_ids": [h.doc_id for h in hits],
             "query": query,
         }
-        return ToolOutput(format_hits(query, hits), metadata)
+        return ToolOutput(format_hits(query, hits, self.snippet_chars), metadata)
 
     def _new_state(self, task: Task) -> SearchState:
         return SearchState(task=task)

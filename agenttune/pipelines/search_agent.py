@@ -1,0 +1,122 @@
+"""The search agent's shared pieces: its corpus, retriever, question sets, evaluation episodes and GRPO rewards.
+
+Used by the ``cuad_grpo``, ``cuad_distill`` and ``legalbench_rag_transfer`` pipelines. Evaluation runs real
+episodes (engine + strategy + ``SearchCorpusHarness``), writes them to ``eventlogs/<name>.jsonl`` and scores them
+with :func:`agenttune.benchmarks.cuad.metrics.search_metrics`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hydra.utils import get_class, instantiate
+from omegaconf import DictConfig
+
+from agenttune.benchmarks.cuad.dataset import corpus_for, cuad_questions, dataset_rows
+from agenttune.benchmarks.cuad.metrics import search_metrics
+from agenttune.config import HarnessConfig, ModelConfig
+from agenttune.engines import build_engine
+from agenttune.events import EventLogWriter
+from agenttune.events.schema import EventLog
+from agenttune.harness.search_corpus import SEARCH_SYSTEM_PROMPT, SearchCorpusHarness
+from agenttune.pipelines.common import typed
+from agenttune.rag.questions import QuestionRecord
+from agenttune.rag.retriever import Retriever
+from agenttune.rewards import cuad_search
+from agenttune.rewards.format import tool_call_format
+from agenttune.rewards.mix import RewardMix
+from agenttune.agents.episode import run_episodes
+from agenttune.tracking.run import RunContext
+
+log = logging.getLogger(__name__)
+
+
+def build_retriever(cfg: DictConfig, chunks) -> Retriever:
+    """The ``retrieval`` group's backend over ``chunks`` (index built once in the cache, then reused)."""
+    kwargs: dict[str, Any] = {"cache_dir": cfg.paths.cache_dir, "k": cfg.retrieval.k}
+    if cfg.retrieval.name == "hybrid":
+        kwargs.update(rrf_k=cfg.retrieval.rrf_k, weights=dict(cfg.retrieval.weights))
+    retriever = get_class(cfg.retrieval._target_)(**kwargs).build(chunks)
+    log.info("retrieval=%s over %d chunks ready in %.1fs", cfg.retrieval.name, len(chunks), retriever.last_build_seconds)
+    return retriever
+
+
+def cuad_setup(cfg: DictConfig) -> tuple[list[QuestionRecord], list[QuestionRecord], Retriever]:
+    """(train questions, held-out questions, retriever over a corpus holding both sets' contracts)."""
+    bench = cfg.benchmark
+    chunking = {"chunk_size": bench.chunk_size, "chunk_overlap": bench.chunk_overlap}
+    train = cuad_questions("single_hop", "train", limit=bench.num_train, seed=bench.seed, **chunking)
+    held_out = cuad_questions("single_hop", "validation", limit=bench.num_eval, seed=bench.seed, **chunking)
+    chunks = corpus_for([*train, *held_out], bench.max_docs, seed=bench.seed, **chunking)
+    return train, held_out, build_retriever(cfg, chunks)
+
+
+def harness_factory(cfg: DictConfig, retriever: Retriever) -> Callable[[], SearchCorpusHarness]:
+    harness_cfg = typed(cfg.harness, HarnessConfig)
+    return lambda: SearchCorpusHarness.from_config(retriever, harness_cfg)
+
+
+def evaluate(
+    cfg: DictConfig,
+    run: RunContext,
+    model,
+    tokenizer,
+    questions: Sequence[QuestionRecord],
+    retriever: Retriever,
+    prefix: str,
+) -> tuple[dict[str, float], list[EventLog]]:
+    """Run one episode per question with the policy; log ``<prefix>/*`` metrics and write the episodes."""
+    engine = build_engine(typed(cfg.model, ModelConfig), model, tokenizer)
+    strategy = instantiate(cfg.strategy)
+    model.eval()
+    with EventLogWriter(run.eventlog_dir / f"{prefix}.jsonl") as writer:
+        logs = run_episodes(
+            engine, harness_factory(cfg, retriever), strategy, questions, writer=writer.write, source=cfg.benchmark.name
+        )
+    metrics = search_metrics(logs, questions, prefix)
+    run.log(metrics)
+    run.set_summary(metrics)
+    log.info("%s: %s", prefix, {k: round(v, 3) for k, v in metrics.items()})
+    return metrics, logs
+
+
+def prompt_rows(questions: Sequence[QuestionRecord]) -> list[dict[str, Any]]:
+    """GRPO prompts (the evaluation episodes' system prompt and question) with the reward columns."""
+    rows = dataset_rows(questions)
+    for row in rows:
+        row["prompt"] = [
+            {"role": "system", "content": SEARCH_SYSTEM_PROMPT},
+            {"role": "user", "content": row["question"]},
+        ]
+    return rows
+
+
+def with_search_state(reward: Callable) -> Callable:
+    """Add the rollout's ``retrieved_chunk_ids`` and ``num_searches`` columns, read from TRL's ``environments``."""
+
+    @functools.wraps(reward)
+    def scored(completions, environments=None, **columns):
+        if environments is None:
+            raise KeyError("search rewards need the rollout environments (GRPO with environment_factory)")
+        columns["retrieved_chunk_ids"] = [env.retrieved_chunk_ids for env in environments]
+        columns["num_searches"] = [env.num_searches for env in environments]
+        return reward(completions=completions, **columns)
+
+    return scored
+
+
+SEARCH_REWARDS = {
+    "exact_match": cuad_search.answer_exact_match,
+    "token_f1": cuad_search.answer_f1,
+    "evidence": cuad_search.evidence_coverage,
+    "frugality": cuad_search.search_frugality,
+    "format": tool_call_format,
+}
+
+
+def search_reward(cfg: DictConfig) -> Callable:
+    """The ``reward`` group's weighted mix of search rewards (each component logged as ``reward/<name>``)."""
+    return with_search_state(RewardMix.from_config(cfg.reward, SEARCH_REWARDS))
