@@ -101,7 +101,8 @@ class PPOTrainer:
             from peft import get_peft_model
 
             model = get_peft_model(model, spec.peft_config)
-        self.model = model.to(self.device)
+        quantized = getattr(model, "hf_quantizer", None) is not None  # placed on the GPU when loaded
+        self.model = model if quantized else model.to(self.device)
         self.ref_model = self.reference(spec.ref_model)
         self.value_head = ValueHead(model.config.get_text_config().hidden_size).to(self.device)
         parameters = [p for p in self.model.parameters() if p.requires_grad] + list(
