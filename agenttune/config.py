@@ -74,6 +74,9 @@ class HarnessConfig:
     top_k: int = 8  # search_corpus: hits returned per search
     snippet_chars: int = 0  # search_corpus: characters of each hit shown to the model (0: the whole chunk)
     user: str = "scripted"  # tau2: scripted | llm
+    # tau2 agent: policy (the model through its engine) | oracle | a perturbed oracle kind
+    # (skip_write | repeat_read | wrong_argument | loop)
+    agent: str = "policy"
     tool_timeout_s: float = 30.0
     require_isolation: bool = True  # code tools: fail rather than run in-process
     toolgraph: ToolGraphSwitches = field(default_factory=lambda: ToolGraphSwitches())
@@ -131,6 +134,7 @@ class BenchmarkConfig:
     num_eval: int = 8
     seed: int = 0
     domain: str = ""  # tau2 domain
+    domains: list[str] = field(default_factory=list)  # tau2 domains of a run (airline, retail, telecom)
     max_docs: int = 40  # cuad: contracts indexed (question docs always included)
     chunk_size: int = 1200
     chunk_overlap: int = 200
