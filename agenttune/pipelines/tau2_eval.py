@@ -31,8 +31,10 @@ from agenttune.config import ModelConfig
 from agenttune.events import EventLogWriter
 from agenttune.events.schema import EventLog
 from agenttune.pipelines.common import load_policy, typed
-from agenttune.selfevolve.build import build_toolgraph, wrap
+from agenttune.selfevolve.agent import ToolGraphAgent
+from agenttune.selfevolve.build import build_toolgraph
 from agenttune.selfevolve.config import ToolGraphConfig
+from agenttune.selfevolve.guard import ToolGraphHarness
 from agenttune.tracking.run import RunContext
 
 log = logging.getLogger(__name__)
@@ -89,6 +91,15 @@ def toolgraph_config(cfg: DictConfig) -> ToolGraphConfig:
     )
 
 
+def with_toolgraph(
+    harness: Any, make_agent: AgentFactory, graph: Any, config: ToolGraphConfig
+) -> tuple[Any, AgentFactory]:
+    """The ToolGraph-wrapped harness and agent factory (every mechanism ``config`` switches on)."""
+    return ToolGraphHarness(harness, graph, config), lambda task: ToolGraphAgent(
+        make_agent(task), graph, config
+    )
+
+
 def run_and_write(
     run: RunContext, harness: Any, tasks: Sequence, make_agent: AgentFactory, domain: str, name: str
 ) -> list[EventLog]:
@@ -125,11 +136,12 @@ def run(cfg: DictConfig, run: RunContext) -> None:
             make_agent = oracle_factory(kind, harness)
         env: Any = harness
         if cfg.harness.toolgraph.enabled:
-            tg_cfg = toolgraph_config(cfg)
-            graph = build_toolgraph(harness, domain, tg_cfg)
-            inner_factory = make_agent
-            env, _ = wrap(harness, None, graph, tg_cfg)
-            make_agent = lambda task, f=inner_factory, g=graph: wrap(harness, f(task), g, tg_cfg)[1]  # noqa: E731
+            env, make_agent = with_toolgraph(
+                harness,
+                make_agent,
+                build_toolgraph(harness, domain, toolgraph_config(cfg)),
+                toolgraph_config(cfg),
+            )
         logs = run_and_write(run, env, tasks, make_agent, domain, f"eval_{domain}")
         all_logs += logs
         metrics.update(domain_metrics(logs, f"eval/{domain}"))
