@@ -41,7 +41,9 @@ class SearchEnvironment:
         if self._harness.info().get("termination"):
             return BUDGET_SPENT
         self._calls += 1
-        call = Event(payload=ToolCallPayload(call_id=f"call_{self._calls}", name="search", arguments={"query": query}))
+        call = Event(
+            payload=ToolCallPayload(call_id=f"call_{self._calls}", name="search", arguments={"query": query})
+        )
         result = self._harness.step(call)
         return "\n".join(getattr(o.payload, "content", "") for o in result.observations)
 

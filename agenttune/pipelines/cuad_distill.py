@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from agenttune.agents.episode import run_episodes
@@ -25,7 +26,6 @@ from agenttune.pipelines.common import load_policy, train_policy
 from agenttune.pipelines.log_datasets import training_data
 from agenttune.pipelines.search_agent import cuad_setup, evaluate, harness_factory
 from agenttune.tracking.run import RunContext
-from hydra.utils import instantiate
 
 
 def run(cfg: DictConfig, run: RunContext) -> None:
@@ -49,7 +49,10 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         raise RuntimeError(f"no teacher trajectory passed the checks: {Counter(verdicts)}")
     write_jsonl(kept, run.eventlog_dir / "teacher_kept.jsonl")
     dropped = Counter(v for v in verdicts if v)
-    stats = {"distill/teacher_episodes": len(teacher_logs), "distill/kept_share": len(kept) / len(teacher_logs)}
+    stats = {
+        "distill/teacher_episodes": len(teacher_logs),
+        "distill/kept_share": len(kept) / len(teacher_logs),
+    }
     stats |= {f"distill/dropped_{check}": dropped[check] for check in ("schema", "grounding", "answer")}
     run.log(stats)
     run.set_summary(stats)

@@ -13,21 +13,21 @@ from __future__ import annotations
 import logging
 from statistics import mean
 
+from hydra.utils import instantiate
 from omegaconf import DictConfig
 
+from agenttune.agents.episode import run_episodes
 from agenttune.benchmarks.legalbench_rag.corpus import legalbench_chunks
 from agenttune.benchmarks.legalbench_rag.data import load_sample
 from agenttune.benchmarks.legalbench_rag.metrics import evaluate_doc_at_k
+from agenttune.config import ModelConfig
+from agenttune.engines import build_engine
 from agenttune.events import EventLogWriter
 from agenttune.events.schema import EventKind, EventLog
 from agenttune.harness.tools_harness import Question
 from agenttune.pipelines.common import load_policy, typed
 from agenttune.pipelines.search_agent import build_retriever, harness_factory
-from agenttune.config import ModelConfig
-from agenttune.engines import build_engine
-from agenttune.agents.episode import run_episodes
 from agenttune.tracking.run import RunContext
-from hydra.utils import instantiate
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +50,20 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     strategy = instantiate(cfg.strategy)
     for corpus in load_sample(bench_root(cfg), list(bench.corpora) or None):
         queries = corpus.queries[: bench.num_eval] if bench.num_eval else corpus.queries
-        chunks = legalbench_chunks(corpus, bench.distractor_docs, bench.chunk_size, bench.chunk_overlap, bench.seed)
+        chunks = legalbench_chunks(
+            corpus, bench.distractor_docs, bench.chunk_size, bench.chunk_overlap, bench.seed
+        )
         retriever = build_retriever(cfg, chunks)
         tasks = [Question(id=q.id, question=q.query) for q in queries]
         with EventLogWriter(run.eventlog_dir / f"{corpus.name}.jsonl") as writer:
-            logs = run_episodes(engine, harness_factory(cfg, retriever), strategy, tasks, writer=writer.write, source=corpus.name)
+            logs = run_episodes(
+                engine,
+                harness_factory(cfg, retriever),
+                strategy,
+                tasks,
+                writer=writer.write,
+                source=corpus.name,
+            )
         gold = {q.id: set(q.gold_files) for q in queries}
         searches = [sum(e.kind == EventKind.TOOL_CALL for e in episode.events) for episode in logs]
         metrics = {

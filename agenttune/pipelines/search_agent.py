@@ -15,6 +15,7 @@ from typing import Any
 from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig
 
+from agenttune.agents.episode import run_episodes
 from agenttune.benchmarks.cuad.dataset import corpus_for, cuad_questions, dataset_rows
 from agenttune.benchmarks.cuad.metrics import search_metrics
 from agenttune.config import HarnessConfig, ModelConfig
@@ -28,7 +29,6 @@ from agenttune.rag.retriever import Retriever
 from agenttune.rewards import cuad_search
 from agenttune.rewards.format import tool_call_format
 from agenttune.rewards.mix import RewardMix
-from agenttune.agents.episode import run_episodes
 from agenttune.tracking.run import RunContext
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,12 @@ def build_retriever(cfg: DictConfig, chunks) -> Retriever:
     if cfg.retrieval.name == "hybrid":
         kwargs.update(rrf_k=cfg.retrieval.rrf_k, weights=dict(cfg.retrieval.weights))
     retriever = get_class(cfg.retrieval._target_)(**kwargs).build(chunks)
-    log.info("retrieval=%s over %d chunks ready in %.1fs", cfg.retrieval.name, len(chunks), retriever.last_build_seconds)
+    log.info(
+        "retrieval=%s over %d chunks ready in %.1fs",
+        cfg.retrieval.name,
+        len(chunks),
+        retriever.last_build_seconds,
+    )
     return retriever
 
 
@@ -74,7 +79,12 @@ def evaluate(
     model.eval()
     with EventLogWriter(run.eventlog_dir / f"{prefix}.jsonl") as writer:
         logs = run_episodes(
-            engine, harness_factory(cfg, retriever), strategy, questions, writer=writer.write, source=cfg.benchmark.name
+            engine,
+            harness_factory(cfg, retriever),
+            strategy,
+            questions,
+            writer=writer.write,
+            source=cfg.benchmark.name,
         )
     metrics = search_metrics(logs, questions, prefix)
     run.log(metrics)

@@ -35,7 +35,9 @@ def episode_scores(log: EventLog, question: QuestionRecord) -> dict[str, float]:
     }
 
 
-def search_metrics(logs: Sequence[EventLog], questions: Sequence[QuestionRecord], prefix: str) -> dict[str, float]:
+def search_metrics(
+    logs: Sequence[EventLog], questions: Sequence[QuestionRecord], prefix: str
+) -> dict[str, float]:
     """Mean episode scores as ``<prefix>/<metric>``; logs and questions are matched by task id."""
     by_id = {q.id: q for q in questions}
     missing = [log.task_id for log in logs if log.task_id not in by_id]

@@ -27,7 +27,9 @@ SENTENCE_END = re.compile(r"(?<=[.;:])\s+|\n\s*\n")
 
 def best_sentence(passages: str, gold: Sequence[str]) -> str:
     """The sentence of a search result (headers removed) with the highest token F1 against ``gold`` ('' if none)."""
-    sentences = [s.strip() for part in HIT_HEADER.split(passages) for s in SENTENCE_END.split(part) if s.strip()]
+    sentences = [
+        s.strip() for part in HIT_HEADER.split(passages) for s in SENTENCE_END.split(part) if s.strip()
+    ]
     scored = [(token_f1(s, gold), -i, s) for i, s in enumerate(sentences)]
     best = max(scored, default=(0.0, 0, ""))
     return best[2] if best[0] > 0 else ""
@@ -39,14 +41,19 @@ class RetrievalTeacher:
     def __init__(self, questions: Sequence[QuestionRecord]) -> None:
         self.gold = {q.question: [q.answer, *q.answer_aliases] for q in questions}
 
-    def __call__(self, conversation: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+    def __call__(
+        self, conversation: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> dict[str, Any]:
         question = next(m["content"] for m in conversation if m["role"] == "user")
         results = [m["content"] for m in conversation if m["role"] == "tool"]
         if not results:
             call = {"type": "function", "function": {"name": "search", "arguments": {"query": question}}}
             return {"role": "assistant", "content": "", "tool_calls": [call]}
         answer = best_sentence(results[-1], self.gold[question])
-        return {"role": "assistant", "content": f"<answer>{answer}</answer>" if answer else "I could not find it."}
+        return {
+            "role": "assistant",
+            "content": f"<answer>{answer}</answer>" if answer else "I could not find it.",
+        }
 
 
 def check_trajectory(log: EventLog, question: QuestionRecord, min_f1: float = 0.3) -> str:
@@ -55,7 +62,9 @@ def check_trajectory(log: EventLog, question: QuestionRecord, min_f1: float = 0.
     answer = extract_answer(record["final_answer"])
     if any(e.kind == EventKind.ERROR for e in log.events) or not record["tool_calls"] or not answer:
         return "schema"
-    shown = [e.payload.content for e in log.events if e.kind == EventKind.TOOL_RESULT and not e.payload.is_error]
+    shown = [
+        e.payload.content for e in log.events if e.kind == EventKind.TOOL_RESULT and not e.payload.is_error
+    ]
     if not any(answer in text for text in shown):
         return "grounding"
     if token_f1(answer, [question.answer, *question.answer_aliases]) < min_f1:
