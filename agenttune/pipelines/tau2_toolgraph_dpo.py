@@ -1,0 +1,254 @@
+"""tau2 self-evolution: self trajectories -> failure attribution -> ToolGraph -> divergence-point DPO -> selection
+-> evaluation of baseline, ToolGraph and ToolGraph + DPO per domain.
+
+1. Collect trajectories on the train split (``benchmark.num_train`` > 0 tasks per domain). On CPU no LLM is
+   needed: successes come from the oracle and failures from the perturbed oracles (every kind of
+   :data:`~agenttune.benchmarks.tau2.oracle.PERTURBATIONS`). :func:`collect` takes task -> agent factories,
+   so with a GPU or an endpoint the policy's own rollouts (``PolicyAgent`` factories) take their place.
+2. Failure attribution counts -> ``selfevolve/attributed_<category>``.
+3. One ToolGraph per domain, its weights fitted on the successful trajectories.
+4. Divergence-point DPO pairs with the ToolGraph planning prompt; counts after each filter -> ``pairs/<name>``.
+5. DPO (TRL, through ``train_policy``), checkpoints every ``algorithm.save_steps``.
+6. Checkpoint selection: per checkpoint, the mean chosen reward ``beta * (log p_policy - log p_ref)`` of the
+   chosen actions of the validation pairs (train pairs when no task fell in validation) -> keep checkpoints
+   with a positive one (all when none is), then the best end-to-end reward of the ToolGraph-wrapped policy on
+   ``selection_tasks`` test tasks per domain. ``selected_checkpoint`` and ``select/<checkpoint>/*`` go to
+   the summary.
+7. Evaluation on ``benchmark.num_eval`` test tasks per domain with ``harness.max_steps`` steps: ``baseline``
+   (the initial policy), ``toolgraph`` (wrapped), ``toolgraph_dpo`` (selected checkpoint, wrapped) ->
+   ``eval/<variant>/<domain>/<metric>`` and ``eval/<variant>/<domain>/improved|regressed`` vs baseline.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from omegaconf import DictConfig
+
+from agenttune.benchmarks.tau2.metrics import compare, summarize
+from agenttune.benchmarks.tau2.oracle import PERTURBATIONS
+from agenttune.benchmarks.tau2.policy_agent import PolicyAgent
+from agenttune.config import ModelConfig
+from agenttune.events.schema import EventLog
+from agenttune.pipelines.common import load_policy, train_policy, typed
+from agenttune.pipelines.tau2_eval import (
+    AgentFactory,
+    all_tool_kinds,
+    domain_metrics,
+    domains_of,
+    make_harness,
+    oracle_factory,
+    run_and_write,
+    tasks_of,
+    toolgraph_config,
+    with_toolgraph,
+)
+from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
+from agenttune.selfevolve.build import build_toolgraph
+from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
+from agenttune.tracking.run import RunContext
+from agenttune.training import TrainingData
+
+log = logging.getLogger(__name__)
+
+COLLECT_MAX_STEPS = 50  # scripted collection is cheap; the oracle needs the full tau2 budget
+SELECTION_TASKS = 2  # test tasks per domain for the end-to-end part of checkpoint selection
+TRL_COLUMNS = ("prompt", "chosen", "rejected")
+
+
+def collect(
+    run: RunContext, harness: Any, tasks: Sequence, factories: Mapping[str, AgentFactory], domain: str
+):
+    """Run every factory's agent on ``tasks``; episodes to ``eventlogs/collect_<domain>_<name>.jsonl``."""
+    logs: list[EventLog] = []
+    for name, make_agent in factories.items():
+        logs += run_and_write(run, harness, tasks, make_agent, domain, f"collect_{domain}_{name}")
+    return logs
+
+
+def scripted_factories(harness: Any) -> dict[str, AgentFactory]:
+    """CPU collection: the oracle (successes) and each perturbed oracle (failures)."""
+    return {kind: oracle_factory(kind, harness) for kind in ("oracle", *PERTURBATIONS)}
+
+
+def completion_logps(model, tokenizer, rows: Sequence[Mapping[str, Any]], max_length: int) -> list[float]:
+    """Summed log-probability of each row's chosen message given its prompt (left-truncated to max_length)."""
+    values = []
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        for row in rows:
+            prompt = tokenizer.apply_chat_template(row["prompt"], tokenize=False, add_generation_prompt=True)
+            full = tokenizer.apply_chat_template([*row["prompt"], *row["chosen"]], tokenize=False)
+            prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+            full_ids = tokenizer(full, add_special_tokens=False)["input_ids"]
+            n_completion = max(1, len(full_ids) - len(prompt_ids))
+            ids = full_ids[-max_length:]
+            n_completion = min(n_completion, len(ids) - 1)
+            input_ids = torch.tensor([ids], device=device)
+            logits = model(input_ids=input_ids).logits[0, :-1].float()
+            logps = torch.log_softmax(logits, dim=-1).gather(1, input_ids[0, 1:, None])[:, 0]
+            values.append(float(logps[-n_completion:].sum()))
+    return values
+
+
+def tokenizer_for(cfg: DictConfig):
+    from agenttune.models import load_tokenizer
+
+    return load_tokenizer(typed(cfg.model, ModelConfig), cfg.paths.cache_dir, cfg.init_from)
+
+
+def prompt_tokens(tokenizer, row: Mapping[str, Any]) -> int:
+    return len(tokenizer.apply_chat_template(row["prompt"], tokenize=True, add_generation_prompt=True))
+
+
+def load_checkpoint(cfg: DictConfig, path: Path):
+    """The policy saved at ``path``: a LoRA adapter loaded onto the base model, or a full model folder."""
+    adapter = path / "adapter_model.safetensors"
+    if adapter.exists():
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        model, _ = load_policy(cfg)
+        set_peft_model_state_dict(model, load_file(str(adapter)))
+        return model
+    return load_policy(cfg, init_from=str(path))[0]
+
+
+def checkpoints(run: RunContext) -> list[Path]:
+    found = sorted(run.checkpoint_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
+    return found or [run.checkpoint_dir / "final"]
+
+
+def evaluate_policy(
+    cfg: DictConfig, run: RunContext, model, tokenizer, name: str, toolgraph: bool, graphs, limit: int
+) -> dict[str, list[EventLog]]:
+    """Episodes of the policy on ``limit`` test tasks per domain (ToolGraph-wrapped when ``toolgraph``)."""
+    from agenttune.engines import build_engine
+
+    model.eval()
+    engine = build_engine(typed(cfg.model, ModelConfig), model, tokenizer)
+    tg_cfg = toolgraph_config(cfg)
+    out = {}
+    for domain in domains_of(cfg):
+        harness = make_harness(cfg, domain)
+        tools = harness.tool_schemas()
+        env: Any = harness
+        make_agent: AgentFactory = lambda task, tools=tools: PolicyAgent(engine, tools)  # noqa: E731
+        if toolgraph:
+            env, make_agent = with_toolgraph(harness, make_agent, graphs[domain], tg_cfg)
+        tasks = tasks_of(domain, "test", limit)
+        out[domain] = run_and_write(run, env, tasks, make_agent, domain, f"{name}_{domain}")
+    return out
+
+
+def run(cfg: DictConfig, run: RunContext) -> None:
+    from datasets import Dataset
+
+    domains = domains_of(cfg)
+    tg_cfg = toolgraph_config(cfg)
+    summary: dict[str, Any] = {}
+
+    # 1-4: trajectories, attribution, ToolGraphs, DPO pairs
+    all_logs: list[EventLog] = []
+    kinds, graphs, train_rows, val_rows = {}, {}, [], []
+    pair_counts: Counter[str] = Counter()
+    for domain in domains:
+        harness = make_harness(cfg, domain, COLLECT_MAX_STEPS)
+        kinds[domain] = all_tool_kinds(harness)
+        tasks = tasks_of(domain, "train", cfg.benchmark.num_train)
+        logs = collect(run, harness, tasks, scripted_factories(harness), domain)
+        all_logs += logs
+        successes = [entry for entry in logs if entry.metadata.get("reward", 0.0) >= 1.0]
+        graphs[domain] = build_toolgraph(harness, domain, tg_cfg, successes)
+        planning = (
+            graphs[domain].planning_prompt(use_rules=tg_cfg.domain_rules) if tg_cfg.planning_prompt else None
+        )
+        pairs = build_dpo_pairs(logs, planning_prompt=planning, config=DivergenceConfig())
+        train_rows += pairs.train
+        val_rows += pairs.validation
+        pair_counts.update(pairs.counts)
+        summary[f"collect/{domain}/episodes"] = len(logs)
+        summary[f"collect/{domain}/successes"] = len(successes)
+    # TRL drops pairs whose prompt is not shorter than max_length; count them here instead of failing later
+    fits = lambda row: prompt_tokens(tokenizer_for(cfg), row) < cfg.algorithm.max_length  # noqa: E731
+    too_long = sum(not fits(row) for row in train_rows + val_rows)
+    train_rows, val_rows = [r for r in train_rows if fits(r)], [r for r in val_rows if fits(r)]
+    pair_counts["dropped_prompt_too_long"] = too_long
+    pair_counts["train_fitting"], pair_counts["validation_fitting"] = len(train_rows), len(val_rows)
+    attributed = Counter(a.category for a in attribute_failures(all_logs, kinds))
+    summary.update({f"selfevolve/attributed_{c}": attributed.get(c, 0) for c in SEVERITY})
+    summary.update({f"pairs/{name}": value for name, value in sorted(pair_counts.items())})
+    run.set_summary(summary)
+    run.log(summary)
+    if not train_rows:
+        raise ValueError(
+            f"no DPO training pairs (counts {dict(pair_counts)}); raise benchmark.num_train or algorithm.max_length"
+        )
+    log.info("DPO pairs: %s", dict(pair_counts))
+
+    # 5: DPO
+    model, tokenizer = load_policy(cfg)
+    selection_rows = val_rows or train_rows
+    selection_keep = [{k: row[k] for k in TRL_COLUMNS} for row in selection_rows]
+    max_length = cfg.algorithm.max_length
+    ref_logps = completion_logps(model.eval(), tokenizer, selection_keep, max_length)
+    model.train()
+    preferences = Dataset.from_list([{k: row[k] for k in TRL_COLUMNS} for row in train_rows])
+    train_policy(cfg, run, model, tokenizer, TrainingData(preferences=preferences))
+    del model
+
+    # 6: checkpoint selection
+    beta = cfg.algorithm.beta
+    scores: dict[str, dict[str, float]] = {}
+    for path in checkpoints(run):
+        policy = load_checkpoint(cfg, path).eval()
+        logps = completion_logps(policy, tokenizer, selection_keep, max_length)
+        chosen = beta * sum(p - r for p, r in zip(logps, ref_logps, strict=True)) / len(logps)
+        scores[path.name] = {"chosen_reward": chosen}
+        del policy
+    positive = [name for name, s in scores.items() if s["chosen_reward"] > 0] or list(scores)
+    for name in positive:
+        policy = load_checkpoint(cfg, run.checkpoint_dir / name)
+        logs = evaluate_policy(cfg, run, policy, tokenizer, f"select_{name}", True, graphs, SELECTION_TASKS)
+        scores[name]["e2e_reward"] = summarize([e for d in logs.values() for e in d])["avg_reward"]
+        del policy
+    selected = max(positive, key=lambda n: (scores[n]["e2e_reward"], scores[n]["chosen_reward"]))
+    summary = {f"select/{name}/{key}": value for name, s in scores.items() for key, value in s.items()}
+    summary.update(
+        selected_checkpoint=selected,
+        selection_pairs="validation" if val_rows else "train",
+        select_chosen_reward=scores[selected]["chosen_reward"],
+        select_chosen_reward_positive=scores[selected]["chosen_reward"] > 0,
+        select_e2e_reward=scores[selected]["e2e_reward"],
+    )
+    run.set_summary(summary)
+    log.info("selected %s: %s", selected, scores[selected])
+
+    # 7: evaluation
+    limit = cfg.benchmark.num_eval
+    base, _ = load_policy(cfg)
+    variants = {
+        "baseline": evaluate_policy(cfg, run, base, tokenizer, "eval_baseline", False, graphs, limit),
+        "toolgraph": evaluate_policy(cfg, run, base, tokenizer, "eval_toolgraph", True, graphs, limit),
+    }
+    tuned = load_checkpoint(cfg, run.checkpoint_dir / selected)
+    variants["toolgraph_dpo"] = evaluate_policy(
+        cfg, run, tuned, tokenizer, "eval_toolgraph_dpo", True, graphs, limit
+    )
+    metrics: dict[str, float] = {}
+    for variant, by_domain in variants.items():
+        for domain, logs in by_domain.items():
+            metrics.update(domain_metrics(logs, f"eval/{variant}/{domain}"))
+            if variant != "baseline":
+                change = compare(variants["baseline"][domain], logs)
+                metrics[f"eval/{variant}/{domain}/improved"] = change["improved"]
+                metrics[f"eval/{variant}/{domain}/regressed"] = change["regressed"]
+        episodes = [e for d in by_domain.values() for e in d]
+        metrics[f"eval/{variant}/avg_reward"] = summarize(episodes)["avg_reward"]
+    run.log(metrics)
+    run.set_summary(metrics)
