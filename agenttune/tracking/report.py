@@ -3,6 +3,11 @@
 Every job folder of a Hydra sweep holds ``.hydra/overrides.yaml`` and ``summary.json``; the report has one row per
 job with its overrides, status and summary metrics, and one plot per (swept numeric value, metric) pair.
 Written as ``report.md`` and ``report.html`` (plots as PNG files beside them) in the sweep folder.
+
+A tau2 self-evolution sweep (jobs whose summary has ``selected_checkpoint``) gets the paper's table: beta, lr
+and steps read from each job's ``.hydra/config.yaml`` (whatever was swept: plain values or a ``dpo_config``
+schedule), the ToolGraph + DPO reward per domain, the sign of the selected checkpoint's chosen reward, and
+the selected configuration (best end-to-end selection reward, then best chosen reward) marked with ``*``.
 """
 
 from __future__ import annotations
@@ -22,6 +27,47 @@ class JobRow:
     overrides: dict[str, str]
     status: str
     metrics: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, str] = field(default_factory=dict)  # TAU2_PARAMS values from .hydra/config.yaml
+
+
+# tau2 sweep table columns: name -> config key
+TAU2_PARAMS = {"beta": "algorithm.beta", "lr": "algorithm.learning_rate", "steps": "algorithm.max_steps"}
+
+
+def config_values(folder: Path, keys: list[str]) -> dict[str, str]:
+    """Dotted ``keys`` of a job's composed config (``.hydra/config.yaml``); missing ones are left out."""
+    path = folder / ".hydra" / "config.yaml"
+    data = yaml.safe_load(path.read_text()) if path.exists() else {}
+    values = {}
+    for key in keys:
+        node: Any = data
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None:
+            values[key] = str(node)
+    return values
+
+
+def is_tau2(rows: list[JobRow]) -> bool:
+    return any("selected_checkpoint" in row.metrics for row in rows)
+
+
+def tau2_metrics(rows: list[JobRow]) -> list[str]:
+    """ToolGraph + DPO reward per domain and overall, then the selection values."""
+    names = sorted({n for row in rows for n in row.metrics if n.startswith("eval/toolgraph_dpo/")})
+    rewards = [n for n in names if n.endswith("/avg_reward")]
+    return [*rewards, "eval/baseline/avg_reward", "select_e2e_reward", "select_chosen_reward"]
+
+
+def selected_job(rows: list[JobRow]) -> str | None:
+    """The job with the best end-to-end selection reward (ties: best chosen reward)."""
+    done = [row for row in rows if row.status == "completed" and "select_e2e_reward" in row.metrics]
+    if not done:
+        return None
+    best = max(
+        done, key=lambda r: (r.metrics["select_e2e_reward"], r.metrics.get("select_chosen_reward", 0.0))
+    )
+    return best.job
 
 
 def parse_overrides(lines: list[str]) -> dict[str, str]:
@@ -44,7 +90,10 @@ def load_jobs(sweep_dir: str | Path) -> list[JobRow]:
             if overrides_file.exists()
             else {}
         )
-        rows.append(JobRow(folder.name, overrides, summary.get("status", "?"), summary.get("metrics", {})))
+        config = config_values(folder, list(TAU2_PARAMS.values()))
+        rows.append(
+            JobRow(folder.name, overrides, summary.get("status", "?"), summary.get("metrics", {}), config)
+        )
     if not rows:
         raise FileNotFoundError(f"No job folder with a summary.json under {sweep_dir}")
     return rows
@@ -70,7 +119,9 @@ def _as_float(value: str | None) -> float | None:
         return None
 
 
-def make_plots(rows: list[JobRow], out_dir: Path, max_plots: int = 12) -> list[Path]:
+def make_plots(
+    rows: list[JobRow], out_dir: Path, max_plots: int = 12, metrics: list[str] | None = None
+) -> list[Path]:
     """One PNG per (swept numeric key, metric); jobs with a missing value are left out of that plot."""
     import matplotlib
 
@@ -79,7 +130,7 @@ def make_plots(rows: list[JobRow], out_dir: Path, max_plots: int = 12) -> list[P
 
     paths = []
     for key in swept_keys(rows):
-        for metric in numeric_metrics(rows):
+        for metric in metrics or numeric_metrics(rows):
             points = sorted(
                 (x, row.metrics[metric])
                 for row in rows
@@ -117,6 +168,14 @@ def table(rows: list[JobRow], metrics: list[str]) -> tuple[list[str], list[list[
         ]
         for row in rows
     ]
+    if is_tau2(rows):
+        selected = selected_job(rows)
+        header[1:1] = [*TAU2_PARAMS, "chosen_reward_sign", "selected"]
+        for row, cells in zip(rows, body, strict=True):
+            chosen = row.metrics.get("select_chosen_reward")
+            sign = "" if chosen is None else "+" if chosen > 0 else "-"
+            params = [row.config.get(key, "") for key in TAU2_PARAMS.values()]
+            cells[1:1] = [*params, sign, "*" if row.job == selected else ""]
     return header, body
 
 
@@ -124,9 +183,9 @@ def write_report(sweep_dir: str | Path, metrics: list[str] | None = None) -> tup
     """Write report.md and report.html (with plots) into ``sweep_dir``; returns their paths."""
     sweep_dir = Path(sweep_dir)
     rows = load_jobs(sweep_dir)
-    metrics = metrics or numeric_metrics(rows)
+    metrics = metrics or (tau2_metrics(rows) if is_tau2(rows) else numeric_metrics(rows))
     header, body = table(rows, metrics)
-    plots = make_plots(rows, sweep_dir)
+    plots = make_plots(rows, sweep_dir, metrics=metrics)
 
     md_lines = [
         f"# Report: {sweep_dir.name}",
