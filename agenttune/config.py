@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, OmegaConf
 

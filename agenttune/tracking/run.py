@@ -123,9 +123,13 @@ class RunContext:
 
     def __enter__(self) -> RunContext:
         config_file = self.dir / ".hydra" / "config.yaml"
-        if not config_file.exists():  # a job composed in-process (tests, notebooks) gets what Hydra would write
+        if (
+            not config_file.exists()
+        ):  # a job composed in-process (tests, notebooks) gets what Hydra would write
             config_file.parent.mkdir(exist_ok=True)
-            OmegaConf.save(OmegaConf.masked_copy(self.cfg, [k for k in self.cfg if k != "hydra"]), config_file)
+            OmegaConf.save(
+                OmegaConf.masked_copy(self.cfg, [k for k in self.cfg if k != "hydra"]), config_file
+            )
         self._logger = make_logger(self.cfg, self.dir, self._sweep_group)
         return self
 

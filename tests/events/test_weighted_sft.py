@@ -118,4 +118,7 @@ def test_rows_keep_their_weights_and_logs_are_projected_with_segment_weights(tok
 
     projected = as_weighted_rows([search_episode()], tokenizer, {"tool_call": 5.0}, None)
     assert max(projected[0]["weights"]) == 5.0
-    assert as_weighted_rows(to_dataset([search_episode()]), tokenizer, {"tool_call": 5.0}, None)[0] == projected[0]
+    assert (
+        as_weighted_rows(to_dataset([search_episode()]), tokenizer, {"tool_call": 5.0}, None)[0]
+        == projected[0]
+    )

@@ -33,7 +33,11 @@ def test_multirun_writes_a_folder_per_job_and_a_report(tmp_path):
     assert jobs == ["0", "1"]
     summaries = [json.loads((sweep_dir / job / "summary.json").read_text()) for job in jobs]
     assert [s["status"] for s in summaries] == ["completed", "completed"]
-    subprocess.run([sys.executable, "scripts/report.py", str(sweep_dir)], cwd=repo_root(), check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "scripts/report.py", str(sweep_dir)], cwd=repo_root(), check=True, timeout=120
+    )
     report = (sweep_dir / "report.md").read_text()
     assert "1e-5" in report and "2e-5" in report
-    assert list(sweep_dir.glob("plot_algorithm.learning_rate_*.png")), "a metric plotted against the swept value"
+    assert list(sweep_dir.glob("plot_algorithm.learning_rate_*.png")), (
+        "a metric plotted against the swept value"
+    )
