@@ -79,16 +79,12 @@ def training_data(
     logs: Sequence[EventLog],
     tokenizer,
     max_prompt_turns: int = 4,
-    limit: int | None = None,
 ) -> TrainingData:
     """The :class:`TrainingData` field ``algorithm.name`` trains on, built from ``logs``."""
     if algorithm.name == "sft":
-        rows = sft_rows(logs, tokenizer, dict(algorithm.segment_weights))
-        cut = [
-            {k: v[: algorithm.max_length] if isinstance(v, list) else v for k, v in r.items()} for r in rows
-        ]
-        return TrainingData(sft=Dataset.from_list(cut[:limit]))
-    targets = turn_targets(logs, max_prompt_turns)[:limit]
+        # The weighted SFT trainer cuts rows to algorithm.max_length.
+        return TrainingData(sft=Dataset.from_list(sft_rows(logs, tokenizer, dict(algorithm.segment_weights))))
+    targets = turn_targets(logs, max_prompt_turns)
     prompts = [prompt for prompt, _ in targets]
     chosen = [turn for _, turn in targets]
     rejected = chosen[1:] + chosen[:1]  # the turn of the next target: another position or another log
