@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agenttune.engines.templates import encode, render
 from agenttune.engines.tool_calls import ParsedMessage, ParseError, parse_assistant_text
 
 Message = dict[str, Any]
@@ -79,3 +80,15 @@ class Engine(ABC):
             )
         if len(prompt_ids) != len(conversations):
             raise ValueError(f"{len(prompt_ids)} prompt_ids for {len(conversations)} conversations")
+
+    def _prompt_token_ids(
+        self,
+        conversations: list[list[Message]],
+        tools: list[dict[str, Any]] | None,
+        prompt_ids: list[list[int]] | None,
+    ) -> list[list[int]]:
+        """The checked ``prompt_ids``, or each conversation rendered by the chat template and encoded."""
+        self._check_prompt_ids(conversations, prompt_ids)
+        if prompt_ids is not None:
+            return prompt_ids
+        return [encode(self.tokenizer, render(self.tokenizer, c, tools, True)) for c in conversations]

@@ -14,7 +14,7 @@ import torch
 from transformers import GenerationConfig
 
 from agenttune.engines.base import Engine, Generation, Message
-from agenttune.engines.templates import encode, render, stop_token_ids
+from agenttune.engines.templates import stop_token_ids
 
 
 class TransformersEngine(Engine):
@@ -51,11 +51,7 @@ class TransformersEngine(Engine):
         tools: list[dict[str, Any]] | None = None,
         prompt_ids: list[list[int]] | None = None,
     ) -> list[Generation]:
-        self._check_prompt_ids(conversations, prompt_ids)
-        if prompt_ids is None:
-            prompt_ids = [
-                encode(self.tokenizer, render(self.tokenizer, c, tools, True)) for c in conversations
-            ]
+        prompt_ids = self._prompt_token_ids(conversations, tools, prompt_ids)
         if not prompt_ids:
             return []
         input_ids, attention_mask = self._left_pad(prompt_ids)

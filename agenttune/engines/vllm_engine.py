@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agenttune.engines.base import Engine, Generation, Message
-from agenttune.engines.templates import encode, render, stop_token_ids
+from agenttune.engines.templates import stop_token_ids
 
 
 class VLLMEngine(Engine):
@@ -47,11 +47,7 @@ class VLLMEngine(Engine):
         tools: list[dict[str, Any]] | None = None,
         prompt_ids: list[list[int]] | None = None,
     ) -> list[Generation]:
-        self._check_prompt_ids(conversations, prompt_ids)
-        if prompt_ids is None:
-            prompt_ids = [
-                encode(self.tokenizer, render(self.tokenizer, c, tools, True)) for c in conversations
-            ]
+        prompt_ids = self._prompt_token_ids(conversations, tools, prompt_ids)
         outputs = self.llm.generate(
             [{"prompt_token_ids": list(p)} for p in prompt_ids], sampling_params=self.params, use_tqdm=False
         )
