@@ -146,6 +146,19 @@ class BenchmarkConfig:
 
 
 @dataclass
+class WarmStartConfig:
+    """Distil the retrieval teacher into the policy before RL (``cuad_grpo``), so that a small model calls the tool.
+
+    Off by default; the ``cuad_grpo`` experiment turns it on. ``algorithm`` is the SFT run that trains the
+    student (the ``cuad_distill`` recipe), ``num_questions`` the train questions the teacher answers.
+    """
+
+    enabled: bool = False
+    num_questions: int = 48
+    algorithm: AlgorithmConfig = field(default_factory=lambda: AlgorithmConfig(name="sft"))
+
+
+@dataclass
 class RetrievalConfig:
     name: str = MISSING
     _target_: str = MISSING
@@ -188,6 +201,7 @@ class TrainConfig:
     init_from: str | None = (
         None  # start from this checkpoint folder instead of model.path (e.g. a distilled student)
     )
+    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
 
 
 GROUP_SCHEMAS = {

@@ -32,6 +32,15 @@ def load_policy(cfg: DictConfig, init_from: str | None = None):
     return model, tokenizer
 
 
+def resume_checkpoint(cfg: DictConfig, run: RunContext) -> str | None:
+    """The checkpoint a ``resume=true`` job continues from (None when not resuming or nothing to resume)."""
+    if not cfg.resume:
+        return None
+    found = find_resume_checkpoint(cfg, run.dir)
+    log.info("resume=true: continuing from %s", found or "nothing (no earlier checkpoint of this config)")
+    return found
+
+
 def train_policy(
     cfg: DictConfig,
     run: RunContext,
@@ -39,31 +48,30 @@ def train_policy(
     tokenizer,
     data: TrainingData,
     prefix: str = "train",
+    stage: AlgorithmConfig | None = None,
     **trainer_kwargs,
 ) -> Path:
     """Train with ``cfg.algorithm`` (resuming when ``cfg.resume``), log every step, save and return the policy.
 
     Metrics go to metrics.jsonl as ``<prefix>/<name>``; checkpoints to ``checkpoints/checkpoint-<step>``; the
-    final policy (with its tokenizer) to ``checkpoints/final``.
+    final policy (with its tokenizer) to ``checkpoints/final``. A preliminary ``stage`` (e.g. the warm-start
+    SFT before RL) trains with that algorithm instead, into ``checkpoints/<prefix>/``, and is not resumed.
     """
-    algorithm = typed(cfg.algorithm, AlgorithmConfig)
+    algorithm = stage or typed(cfg.algorithm, AlgorithmConfig)
+    checkpoint_dir = run.checkpoint_dir / prefix if stage else run.checkpoint_dir
     log_fn = lambda metrics, step: run.log({f"{prefix}/{k}": v for k, v in metrics.items()}, step=step)  # noqa: E731
     trainer = build_trainer(
         algorithm,
         model,
         tokenizer,
         data,
-        str(run.checkpoint_dir),
+        str(checkpoint_dir),
         callbacks=[MetricsCallback(log_fn)],
         **trainer_kwargs,
     )
-    resume_from = find_resume_checkpoint(cfg, run.dir) if cfg.resume else None
-    if cfg.resume:
-        log.info(
-            "resume=true: continuing from %s", resume_from or "nothing (no earlier checkpoint of this config)"
-        )
+    resume_from = resume_checkpoint(cfg, run) if not stage else None
     train(trainer, resume_from=resume_from)
-    final = run.checkpoint_dir / "final"
+    final = checkpoint_dir / "final"
     trainer.save_model(str(final))
     tokenizer.save_pretrained(str(final))
     run.set_summary(

@@ -14,17 +14,21 @@ The student in ``checkpoints/final`` is what ``+experiment=cuad_grpo init_from=.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from agenttune.agents.episode import run_episodes
 from agenttune.benchmarks.cuad.teacher import RetrievalTeacher, check_trajectory
+from agenttune.config import AlgorithmConfig
 from agenttune.engines.scripted import ScriptedEngine
 from agenttune.events import EventLogWriter, write_jsonl
-from agenttune.pipelines.common import load_policy, train_policy
+from agenttune.pipelines.common import load_policy, train_policy, typed
 from agenttune.pipelines.log_datasets import training_data
 from agenttune.pipelines.search_agent import cuad_setup, evaluate, harness_factory
+from agenttune.rag.questions import QuestionRecord
+from agenttune.rag.retriever import Retriever
 from agenttune.tracking.run import RunContext
 
 
@@ -33,16 +37,35 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         raise ValueError(f"cuad_distill trains with algorithm=sft, not {cfg.algorithm.name!r}")
     train_questions, held_out, retriever = cuad_setup(cfg)
     model, tokenizer = load_policy(cfg)
+    evaluate(cfg, run, model, tokenizer, held_out, retriever, "eval_before")
+    distill(cfg, run, model, tokenizer, train_questions, retriever)
+    evaluate(cfg, run, model, tokenizer, held_out, retriever, "eval_after")
+
+
+def distill(
+    cfg: DictConfig,
+    run: RunContext,
+    model,
+    tokenizer,
+    questions: Sequence[QuestionRecord],
+    retriever: Retriever,
+    stage: AlgorithmConfig | None = None,
+) -> None:
+    """Collect teacher trajectories on ``questions``, keep those that pass the checks, train ``model`` on them.
+
+    Trains with ``cfg.algorithm``, or as the preliminary ``stage`` of another pipeline (``distill/*`` metrics,
+    checkpoints in ``checkpoints/distill/``). Writes ``eventlogs/teacher.jsonl`` and ``teacher_kept.jsonl``.
+    """
     with EventLogWriter(run.eventlog_dir / "teacher.jsonl") as writer:
         teacher_logs = run_episodes(
-            ScriptedEngine(RetrievalTeacher(train_questions), tokenizer),
+            ScriptedEngine(RetrievalTeacher(questions), tokenizer),
             harness_factory(cfg, retriever),
             instantiate(cfg.strategy),
-            train_questions,
+            questions,
             writer=writer.write,
             source="cuad_teacher",
         )
-    by_id = {q.id: q for q in train_questions}
+    by_id = {q.id: q for q in questions}
     verdicts = [check_trajectory(log, by_id[log.task_id]) for log in teacher_logs]
     kept = [log for log, verdict in zip(teacher_logs, verdicts, strict=True) if not verdict]
     if not kept:
@@ -56,7 +79,6 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     stats |= {f"distill/dropped_{check}": dropped[check] for check in ("schema", "grounding", "answer")}
     run.log(stats)
     run.set_summary(stats)
-
-    evaluate(cfg, run, model, tokenizer, held_out, retriever, "eval_before")
-    train_policy(cfg, run, model, tokenizer, training_data(cfg.algorithm, kept, tokenizer))
-    evaluate(cfg, run, model, tokenizer, held_out, retriever, "eval_after")
+    algorithm = stage or typed(cfg.algorithm, AlgorithmConfig)
+    data = training_data(algorithm, kept, tokenizer)
+    train_policy(cfg, run, model, tokenizer, data, prefix="distill" if stage else "train", stage=stage)

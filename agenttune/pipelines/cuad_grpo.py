@@ -1,11 +1,16 @@
-"""CUAD contract search with GRPO: evaluate, train with real search calls, evaluate again.
+"""CUAD contract search with GRPO: evaluate, warm-start, train with real search calls, evaluate again.
 
 1. Questions from CUAD's clause annotations (train and held-out splits) and a retrieval index over the contracts
    they need plus distractors (``benchmark.max_docs``), built once in the cache.
 2. ``eval_before/*``: one episode per held-out question with the starting policy.
-3. GRPO (``algorithm=grpo``; any on-policy algorithm of the ``algorithm`` group works) on the train questions,
-   each rollout calling ``search`` through :class:`SearchEnvironment`, rewarded by ``reward=cuad_search``.
-4. ``eval_after/*`` with the trained policy. Every episode is in ``eventlogs/``.
+3. Warm start (``warm_start.enabled``; on in ``+experiment=cuad_grpo``): the retrieval teacher's trajectories on
+   ``warm_start.num_questions`` train questions, distilled with masked SFT (``cuad_distill``'s recipe,
+   ``distill/*`` metrics), so that a small model calls ``search`` before RL. Skipped when the job resumes from a
+   GRPO checkpoint (which holds the warm-started weights) or starts from ``init_from``.
+4. GRPO (``algorithm=grpo``; any on-policy algorithm of the ``algorithm`` group works) on the first
+   ``benchmark.num_train`` train questions, each rollout calling ``search`` through :class:`SearchEnvironment`,
+   rewarded by ``reward=cuad_search``.
+5. ``eval_after/*`` with the trained policy. Every episode is in ``eventlogs/``.
 """
 
 from __future__ import annotations
@@ -13,24 +18,35 @@ from __future__ import annotations
 from datasets import Dataset
 from omegaconf import DictConfig
 
+from agenttune.config import AlgorithmConfig
 from agenttune.harness.search_environment import SearchEnvironment
-from agenttune.pipelines.common import load_policy, train_policy
+from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy, typed
+from agenttune.pipelines.cuad_distill import distill
 from agenttune.pipelines.search_agent import cuad_setup, evaluate, harness_factory, prompt_rows, search_reward
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData
 
 
 def run(cfg: DictConfig, run: RunContext) -> None:
-    train_questions, held_out, retriever = cuad_setup(cfg)
+    # The corpus holds the warm-start questions' contracts whether or not this job runs the warm start, so a
+    # resumed job searches the same index.
+    num_questions = max(
+        cfg.benchmark.num_train, cfg.warm_start.num_questions if cfg.warm_start.enabled else 0
+    )
+    train_questions, held_out, retriever = cuad_setup(cfg, num_questions)
+    warm_start = cfg.warm_start.enabled and not cfg.init_from and not resume_checkpoint(cfg, run)
     model, tokenizer = load_policy(cfg)
     evaluate(cfg, run, model, tokenizer, held_out, retriever, "eval_before")
+    if warm_start:
+        stage = typed(cfg.warm_start.algorithm, AlgorithmConfig)
+        distill(cfg, run, model, tokenizer, train_questions, retriever, stage=stage)
     make_harness = harness_factory(cfg, retriever)
     train_policy(
         cfg,
         run,
         model,
         tokenizer,
-        TrainingData(prompts=Dataset.from_list(prompt_rows(train_questions))),
+        TrainingData(prompts=Dataset.from_list(prompt_rows(train_questions[: cfg.benchmark.num_train]))),
         reward_funcs=[search_reward(cfg)],
         environment_factory=lambda: SearchEnvironment(make_harness),
     )

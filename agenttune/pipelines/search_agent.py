@@ -49,11 +49,17 @@ def build_retriever(cfg: DictConfig, chunks) -> Retriever:
     return retriever
 
 
-def cuad_setup(cfg: DictConfig) -> tuple[list[QuestionRecord], list[QuestionRecord], Retriever]:
-    """(train questions, held-out questions, retriever over a corpus holding both sets' contracts)."""
+def cuad_setup(
+    cfg: DictConfig, num_train: int | None = None
+) -> tuple[list[QuestionRecord], list[QuestionRecord], Retriever]:
+    """(train questions, held-out questions, retriever over a corpus holding both sets' contracts).
+
+    ``num_train`` train questions (default ``benchmark.num_train``).
+    """
     bench = cfg.benchmark
     chunking = {"chunk_size": bench.chunk_size, "chunk_overlap": bench.chunk_overlap}
-    train = cuad_questions("single_hop", "train", limit=bench.num_train, seed=bench.seed, **chunking)
+    limit = num_train or bench.num_train
+    train = cuad_questions("single_hop", "train", limit=limit, seed=bench.seed, **chunking)
     held_out = cuad_questions("single_hop", "validation", limit=bench.num_eval, seed=bench.seed, **chunking)
     chunks = corpus_for([*train, *held_out], bench.max_docs, seed=bench.seed, **chunking)
     return train, held_out, build_retriever(cfg, chunks)

@@ -1,0 +1,50 @@
+"""The main job's pipeline end to end on the tiny model: index, eval, teacher warm start, GRPO with search, eval."""
+
+from __future__ import annotations
+
+import json
+
+from agenttune.events import load_jsonl
+from agenttune.events.schema import EventKind
+
+TINY_BUDGET = [
+    "+experiment=cuad_grpo",
+    "model=tiny_random",
+    "benchmark.num_train=2",
+    "benchmark.num_eval=2",
+    "benchmark.max_docs=4",
+    "warm_start.num_questions=6",
+    "warm_start.algorithm.max_steps=1",
+    "algorithm.max_steps=1",
+    "algorithm.num_generations=2",
+    "algorithm.max_completion_length=32",
+    "model.max_new_tokens=8",
+]
+
+
+def test_cuad_grpo_warm_starts_then_trains_with_search_calls(run_pipeline):
+    run_dir, summary = run_pipeline(TINY_BUDGET)
+    assert summary["status"] == "completed", summary["error"]
+    metrics = summary["metrics"]
+    for phase in ("eval_before", "eval_after"):
+        for name in ("em", "f1", "searches_per_question", "recall@8", "hit@8"):
+            assert f"{phase}/{name}" in metrics
+    assert metrics["eval_before/questions"] == 2
+    # the warm start ran the teacher on its own question count and trained the student first
+    assert metrics["distill/teacher_episodes"] == 6
+    assert metrics["distill/global_step"] == 1
+    assert (run_dir / "checkpoints" / "distill" / "final" / "config.json").exists()
+    kept = load_jsonl(run_dir / "eventlogs" / "teacher_kept.jsonl")
+    assert kept and all(any(e.kind == EventKind.TOOL_CALL for e in log.events) for log in kept)
+    # then GRPO, whose rollouts search the same index
+    assert metrics["train/global_step"] == 1
+    steps = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert any("train/reward/evidence" in step for step in steps)
+
+
+def test_warm_start_off_goes_straight_to_grpo(run_pipeline):
+    run_dir, summary = run_pipeline([*TINY_BUDGET, "warm_start.enabled=false"])
+    assert summary["status"] == "completed", summary["error"]
+    assert "distill/teacher_episodes" not in summary["metrics"]
+    assert not (run_dir / "checkpoints" / "distill").exists()
+    assert summary["metrics"]["train/global_step"] == 1
