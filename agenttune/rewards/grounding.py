@@ -19,13 +19,22 @@ STOPWORDS = frozenset(
 )
 
 
+def content_word_list(text: str) -> list[str]:
+    """Lower-cased words and numbers of ``text`` that are not stopwords, in order, each once.
+
+    >>> content_word_list("Who may terminate the lease, and when may the lease end?")
+    ['terminate', 'lease', 'end']
+    """
+    return list(dict.fromkeys(word for word in _WORD.findall(text.lower()) if word not in STOPWORDS))
+
+
 def content_words(text: str) -> set[str]:
-    """Lower-cased words and numbers of ``text`` that are not stopwords.
+    """:func:`content_word_list` as a set.
 
     >>> sorted(content_words("The lease is governed by the laws of Nevada, 2,000 USD."))
     ['2,000', 'governed', 'laws', 'lease', 'nevada', 'usd']
     """
-    return {word for word in _WORD.findall(text.lower()) if word not in STOPWORDS}
+    return set(content_word_list(text))
 
 
 def is_grounded(answer: str, evidence: str) -> bool:
