@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agenttune.agents.messages import event_message
-from agenttune.events.schema import Event
+from agenttune.events.schema import Event, replace
 
 Message = dict[str, Any]
 
@@ -48,7 +48,7 @@ class EpisodeState:
 
     def emit(self, event: Event) -> None:
         """Log ``event`` (stamped with the current step) and, if the policy sees it, add it to the conversation."""
-        event = event.model_copy(update={"step": self.step})
+        event = replace(event, step=self.step)
         self.pending.append(event)
         message = event_message(event)
         if message is not None:

@@ -26,6 +26,7 @@ from agenttune.events.schema import (
     MemoryOpPayload,
     ToolResultPayload,
     UserPayload,
+    replace,
 )
 from agenttune.harness.protocol import StepResult
 
@@ -93,9 +94,7 @@ class PlanExecute(ReAct):
         if action.kind != EventKind.TEXT:  # it acted at once: no separate plan
             return None
         state.scratch["plan"] = action.payload.text
-        return StepResult(
-            observations=[strategy_prompt(self.EXECUTE).model_copy(update={"step": state.step})]
-        )
+        return StepResult(observations=[replace(strategy_prompt(self.EXECUTE), step=state.step)])
 
 
 class Reflexion(ReAct):

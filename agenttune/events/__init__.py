@@ -26,7 +26,9 @@ from agenttune.events.schema import (
     Event,
     EventKind,
     EventLog,
+    EventLogError,
     TierError,
+    replace,
 )
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "Event",
     "EventKind",
     "EventLog",
+    "EventLogError",
     "EventLogFileError",
     "EventLogWriter",
     "JsonlContents",
@@ -45,6 +48,7 @@ __all__ = [
     "load_jsonl",
     "read_jsonl",
     "read_parquet",
+    "replace",
     "to_dataset",
     "write_jsonl",
     "write_parquet",

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from agenttune.events.io import EventLogFileError, read_jsonl, read_parquet, write_jsonl, write_parquet
-from agenttune.events.schema import EventKind, EventLog
+from agenttune.events.schema import EventKind, EventLog, EventLogError
 
 
 def read_logs(path: str) -> tuple[list[EventLog], list[str]]:
@@ -34,7 +34,9 @@ def read_logs(path: str) -> tuple[list[EventLog], list[str]]:
             return import_adp(path), []
     except EventLogFileError as error:
         return [], [str(error)]
-    except ValidationError as error:
+    except EventLogError as error:  # an ADP trajectory that does not make a valid EventLog
+        return [], [f"{path}: {error}"]
+    except ValidationError as error:  # an ADP file that does not follow the ADP models (pydantic)
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         return [], [f"{path}: trajectory {where}: {first['msg']}"]

@@ -1,8 +1,11 @@
 """The EventLog schema: one typed, versioned record of an agent episode.
 
 An :class:`EventLog` is a list of :class:`Event` objects plus, in the ``full`` tier, the exact token ids the
-policy conditioned on and produced. Every event has a typed payload chosen by its ``kind``; unknown fields
-are rejected everywhere (``extra="forbid"``).
+policy conditioned on and produced. Every event has a typed payload chosen by its ``kind``. The types are
+msgspec Structs: decoding (:meth:`EventLog.from_json`, :meth:`EventLog.from_dict`) checks every field's type
+and rejects unknown fields at every level; building objects in Python checks neither (an unknown keyword is
+a ``TypeError``), and the cross-event rules below run in both cases. JSON leaves out fields at their default
+value (``schema_version`` excepted: it is always written). Invalid data raises :class:`EventLogError`.
 
 Branches keep what single-path logs flatten away: every event belongs to a branch (``"main"`` by default),
 and :class:`Branch` records each branch's parent and the event index it forked at, so beam candidates,
@@ -35,18 +38,32 @@ by index and kind):
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+import msgspec
 
 SCHEMA_VERSION = "1.1"
 SUPPORTED_VERSIONS = frozenset({"1.0", "1.1"})
 
+_S = TypeVar("_S", bound="Strict")
 
-class Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", cache_strings="keys"
-    )  # values are mostly unique: cache keys only
+
+class EventLogError(ValueError):
+    """Data that is not a valid EventLog: a broken rule, an unknown, missing or mistyped field, or bad JSON.
+
+    The message names the failing field path (``events[3].payload: ...``) or the event (``event 3 (tool_call)
+    ...``). Raised by :meth:`EventLog.from_json`, :meth:`EventLog.from_dict` and by the cross-event rules when a
+    log is built.
+    """
+
+
+class Strict(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """Base of every schema type: unknown fields rejected, defaults left out of the JSON. (``kw_only=True``
+    is not inherited, so each class states it: fields are keyword-only everywhere.)
+
+    ``gc=False``: schema objects form trees (no reference cycles), so the cyclic collector need not track
+    them. Constructors do not check field types; decoding (:meth:`EventLog.from_json`, ``from_dict``) does.
+    """
 
 
 class EventKind(StrEnum):
@@ -67,83 +84,83 @@ class EventKind(StrEnum):
 GENERATED_KINDS = frozenset({EventKind.TEXT, EventKind.REASONING, EventKind.TOOL_CALL})
 
 
-class SystemPayload(Strict):
-    kind: Literal[EventKind.SYSTEM] = EventKind.SYSTEM
+class PayloadBase(Strict, tag_field="kind"):
+    """A payload is tagged in JSON by ``"kind"``; each class's tag is its :class:`EventKind` value, which
+    ``payload.kind`` returns as an ``EventKind``."""
+
+    kind: ClassVar[EventKind]  # set from the tag below the payload classes
+
+
+class SystemPayload(PayloadBase, tag=EventKind.SYSTEM.value, kw_only=True):
     text: str
 
 
-class UserPayload(Strict):
-    kind: Literal[EventKind.USER] = EventKind.USER
+class UserPayload(PayloadBase, tag=EventKind.USER.value, kw_only=True):
     text: str
 
 
-class TextPayload(Strict):
+class TextPayload(PayloadBase, tag=EventKind.TEXT.value, kw_only=True):
     """Final or intermediate assistant text."""
 
-    kind: Literal[EventKind.TEXT] = EventKind.TEXT
     text: str
 
 
-class ReasoningPayload(Strict):
-    kind: Literal[EventKind.REASONING] = EventKind.REASONING
+class ReasoningPayload(PayloadBase, tag=EventKind.REASONING.value, kw_only=True):
     text: str
 
 
-class ToolCallPayload(Strict):
-    kind: Literal[EventKind.TOOL_CALL] = EventKind.TOOL_CALL
+class ToolCallPayload(PayloadBase, tag=EventKind.TOOL_CALL.value, kw_only=True):
     call_id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-class ToolResultPayload(Strict):
-    kind: Literal[EventKind.TOOL_RESULT] = EventKind.TOOL_RESULT
+class ToolResultPayload(PayloadBase, tag=EventKind.TOOL_RESULT.value, kw_only=True):
     call_id: str  # the TOOL_CALL this answers; parallel calls stay unambiguous
     name: str
     content: str
     is_error: bool = False
     # Structured facts about the result that are not shown to the policy, e.g. {"retrieved_ids": [...]}.
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-class ObservationPayload(Strict):
+class ObservationPayload(PayloadBase, tag=EventKind.OBSERVATION.value, kw_only=True):
     """Anything the environment shows the agent that is not a tool result (a web page, an image, a state)."""
 
-    kind: Literal[EventKind.OBSERVATION] = EventKind.OBSERVATION
     content: str
     source: str = "env"  # e.g. "env", "web", "image"
 
 
-class TurnCompletePayload(Strict):
-    kind: Literal[EventKind.TURN_COMPLETE] = EventKind.TURN_COMPLETE
+class TurnCompletePayload(PayloadBase, tag=EventKind.TURN_COMPLETE.value, kw_only=True):
     reason: str = "end_of_turn"  # e.g. end_of_turn, agent_stop, user_stop, max_steps, error
 
 
-class RewardPayload(Strict):
-    kind: Literal[EventKind.REWARD] = EventKind.REWARD
+class RewardPayload(PayloadBase, tag=EventKind.REWARD.value, kw_only=True):
     scope: Literal["step", "turn", "episode"]
     name: str  # "total" for the weighted mix, else the component's name
     value: float
-    info: dict[str, Any] = Field(default_factory=dict)
+    info: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-class MemoryOpPayload(Strict):
-    kind: Literal[EventKind.MEMORY_OP] = EventKind.MEMORY_OP
+class MemoryOpPayload(PayloadBase, tag=EventKind.MEMORY_OP.value, kw_only=True):
     op: Literal["write", "read", "delete", "summarize"]
     key: str
     value: str = ""
 
 
-class ErrorPayload(Strict):
+class ErrorPayload(PayloadBase, tag=EventKind.ERROR.value, kw_only=True):
     """A failure that did not stop the run: a malformed tool call, a tool exception, a reward error."""
 
-    kind: Literal[EventKind.ERROR] = EventKind.ERROR
     source: str  # e.g. "parser", "tool", "reward", "harness"
     message: str
     raw: str = ""
 
 
-Payload = Annotated[
+for _payload_class in PayloadBase.__subclasses__():
+    _payload_class.kind = EventKind(_payload_class.__struct_config__.tag)
+del _payload_class
+
+Payload = (
     SystemPayload
     | UserPayload
     | TextPayload
@@ -154,12 +171,11 @@ Payload = Annotated[
     | TurnCompletePayload
     | RewardPayload
     | MemoryOpPayload
-    | ErrorPayload,
-    Field(discriminator="kind"),
-]
+    | ErrorPayload
+)
 
 
-class Event(Strict):
+class Event(Strict, kw_only=True):
     payload: Payload
     actor: str = "agent"  # who produced it: agent, user, env, tool, system, judge, or a named agent
     branch: str = "main"
@@ -167,16 +183,14 @@ class Event(Strict):
     # Full tier only: [start, end) into EventLog.token_ids, and one logprob per token for generated kinds.
     span: tuple[int, int] | None = None
     logprobs: list[float] | None = None
-    metadata: dict[str, Any] = Field(
-        default_factory=dict
-    )  # e.g. fields of an imported format kept for export
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)  # e.g. an imported format's fields
 
     @property
     def kind(self) -> EventKind:
         return self.payload.kind
 
 
-class Branch(Strict):
+class Branch(Strict, kw_only=True):
     id: str
     parent: str | None = None
     fork_index: int | None = None  # index into EventLog.events after which this branch forks from its parent
@@ -184,26 +198,49 @@ class Branch(Strict):
     note: str = ""
 
 
-class EventLog(Strict):
-    schema_version: str = SCHEMA_VERSION
+class EventLog(Strict, kw_only=True):
+    # a factory, not a plain default, so that the version is always written (omit_defaults leaves the rest out)
+    schema_version: str = msgspec.field(default_factory=lambda: SCHEMA_VERSION)
     id: str
     tier: Literal["light", "full"] = "light"
     source: str = ""  # benchmark or dataset, e.g. "cuad_search", "tau2_airline", "adp:<file>"
     task_id: str = ""
-    tools: list[dict[str, Any]] = Field(default_factory=list)  # JSON schemas offered to the policy
-    events: list[Event] = Field(default_factory=list)
-    branches: list[Branch] = Field(default_factory=lambda: [Branch(id="main")])
+    tools: list[dict[str, Any]] = msgspec.field(default_factory=list)  # JSON schemas offered to the policy
+    events: list[Event] = msgspec.field(default_factory=list)
+    branches: list[Branch] = msgspec.field(default_factory=lambda: [Branch(id="main")])
     token_ids: list[int] | None = None  # full tier: the whole rendered conversation, prompt included
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
     # Full tier, optional: [start, end) ranges of token_ids the engine sampled, checked against event spans.
     generated_spans: list[tuple[int, int]] | None = None
 
-    @model_validator(mode="after")
-    def _validate(self) -> EventLog:
+    def __post_init__(self) -> None:
         from agenttune.events.validation import check_log
 
-        check_log(self)
-        return self
+        check_log(self)  # raises EventLogError; decoding wraps it into msgspec.ValidationError, see from_json
+
+    @classmethod
+    def from_json(cls, data: bytes | str) -> EventLog:
+        """Parse and validate one JSON document; raise :class:`EventLogError` naming the failing field."""
+        try:
+            return _DECODER.decode(data)
+        except msgspec.DecodeError as error:  # ValidationError included
+            raise EventLogError(_describe(error)) from None
+
+    def to_json(self) -> bytes:
+        """The log as compact JSON (UTF-8; fields at their default value left out)."""
+        return _ENCODER.encode(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EventLog:
+        """Validate JSON-compatible builtins (what :meth:`to_dict` returns); raise :class:`EventLogError`."""
+        try:
+            return msgspec.convert(data, cls)
+        except msgspec.ValidationError as error:
+            raise EventLogError(_describe(error)) from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The log as JSON-compatible builtins (dicts, lists, str, numbers; defaults left out)."""
+        return to_builtins(self)
 
     def require_full(self, operation: str) -> None:
         """Raise :class:`TierError` unless this log is full tier; ``operation`` names what needed it."""
@@ -250,3 +287,26 @@ class EventLog(Strict):
 
 class TierError(ValueError):
     """A full-tier-only operation was asked of a light log."""
+
+
+def replace(obj: _S, /, **changes: Any) -> _S:
+    """A shallow copy of a schema object with ``changes`` applied (an EventLog is checked again)."""
+    return msgspec.structs.replace(obj, **changes)
+
+
+def to_builtins(obj: Strict) -> Any:
+    """Any schema object as JSON-compatible builtins (fields at their default value left out)."""
+    return msgspec.to_builtins(obj)
+
+
+def _describe(error: msgspec.DecodeError) -> str:
+    """msgspec's ``message - at `$.events[0].payload``` as ``events[0].payload: message``."""
+    message, at, where = str(error).rpartition(" - at `$")
+    if not at:
+        return str(error)
+    where = where.removesuffix("`").removeprefix(".")
+    return f"{where}: {message}" if where else message
+
+
+_ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder(EventLog)

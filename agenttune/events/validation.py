@@ -1,8 +1,8 @@
 """Cross-event rules of an :class:`~agenttune.events.schema.EventLog` (the module docstring of ``schema`` lists them).
 
-Field types are pydantic's job; these checks need the whole log: branch structure, tool-call linkage and the
-tier's token accounting. Each raises ``ValueError`` naming the offending event as ``event <index> (<kind>)``,
-which pydantic wraps into the ``ValidationError`` of the model being built.
+Field types are checked when a log is decoded; these checks need the whole log: branch structure, tool-call
+linkage and the tier's token accounting. They run whenever an ``EventLog`` is built or decoded, and each raises
+:class:`~agenttune.events.schema.EventLogError` naming the offending event as ``event <index> (<kind>)``.
 """
 
 from __future__ import annotations
@@ -10,24 +10,60 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from agenttune.events.schema import GENERATED_KINDS, SUPPORTED_VERSIONS, EventKind
+from agenttune.events.schema import GENERATED_KINDS, SUPPORTED_VERSIONS, EventKind, EventLogError
 
 if TYPE_CHECKING:
     from agenttune.events.schema import Event, EventLog
 
 
 def check_log(log: EventLog) -> None:
-    """Raise ``ValueError`` if ``log`` breaks a rule; return quietly otherwise."""
+    """Raise :class:`EventLogError` if ``log`` breaks a rule; return quietly otherwise."""
     if log.schema_version not in SUPPORTED_VERSIONS:
-        raise ValueError(
+        raise EventLogError(
             f"schema_version {log.schema_version!r} is not supported; this reader accepts {sorted(SUPPORTED_VERSIONS)}"
         )
+    branches = log.branches
+    if len(branches) == 1 and branches[0].parent is None:
+        _check_one_branch(log, branches[0].id)
+        return
     parents = _check_branches(log)
     _check_tool_calls(log, parents)
     if log.tier == "full":
         _check_full_tier(log)
     else:
         _check_light_tier(log)
+
+
+def _check_one_branch(log: EventLog, root: str) -> None:
+    """The usual log, one branch and no forks, in one pass over the events: the branch, tool-call and light
+    tier rules of the general path (the first offending event is the one reported)."""
+    light = log.tier != "full"
+    if light and (log.token_ids is not None or log.generated_spans is not None):
+        raise EventLogError(f"log {log.id!r} is light but carries token ids; set tier='full' to keep them")
+    calls: set[str] = set()
+    tool_call, tool_result = EventKind.TOOL_CALL, EventKind.TOOL_RESULT
+    for index, event in enumerate(log.events):
+        if event.branch != root or (light and (event.span is not None or event.logprobs is not None)):
+            if event.branch != root:
+                raise EventLogError(
+                    f"{_where(index, event)} is on branch {event.branch!r}, which is not declared"
+                )
+            raise EventLogError(
+                f"{_where(index, event)} carries a span or logprobs in a light log; set tier='full' to keep them"
+            )
+        payload = event.payload
+        kind = payload.kind
+        if kind is tool_call:
+            if payload.call_id in calls:
+                raise EventLogError(f"{_where(index, event)} reuses call_id {payload.call_id!r}")
+            calls.add(payload.call_id)
+        elif kind is tool_result and payload.call_id not in calls:
+            raise EventLogError(
+                f"{_where(index, event)} answers call_id {payload.call_id!r}, but no earlier TOOL_CALL "
+                f"on branch {event.branch!r} or its ancestors has that id"
+            )
+    if not light:
+        _check_full_tier(log)
 
 
 def _where(index: int, event: Event) -> str:
@@ -39,36 +75,33 @@ def _check_branches(log: EventLog) -> dict[str, tuple[str | None, int | None]]:
     parents: dict[str, tuple[str | None, int | None]] = {}
     for branch in log.branches:
         if branch.id in parents:
-            raise ValueError(f"branch {branch.id!r} is declared twice")
+            raise EventLogError(f"branch {branch.id!r} is declared twice")
         parents[branch.id] = (branch.parent, branch.fork_index)
     for branch in log.branches:
         if branch.parent is None:
             continue
         if branch.id == "main":
-            raise ValueError("branch 'main' is the root and cannot have a parent")
+            raise EventLogError("branch 'main' is the root and cannot have a parent")
         if branch.parent not in parents:
-            raise ValueError(f"branch {branch.id!r} names parent {branch.parent!r}, which is not declared")
+            raise EventLogError(f"branch {branch.id!r} names parent {branch.parent!r}, which is not declared")
         if branch.fork_index is not None and not 0 <= branch.fork_index < len(log.events):
-            raise ValueError(f"branch {branch.id!r} forks at index {branch.fork_index}, outside the events")
+            raise EventLogError(
+                f"branch {branch.id!r} forks at index {branch.fork_index}, outside the events"
+            )
         seen, node = {branch.id}, branch.parent
         while node is not None:
             if node in seen:
-                raise ValueError(f"branch {branch.id!r} has a parent cycle through {node!r}")
+                raise EventLogError(f"branch {branch.id!r} has a parent cycle through {node!r}")
             seen.add(node)
             node = parents[node][0]
-    if len(parents) == 1:
-        for index, event in enumerate(log.events):
-            if event.branch not in parents:
-                raise ValueError(
-                    f"{_where(index, event)} is on branch {event.branch!r}, which is not declared"
-                )
-        return parents
     for index, event in enumerate(log.events):
         if event.branch not in parents:
-            raise ValueError(f"{_where(index, event)} is on branch {event.branch!r}, which is not declared")
+            raise EventLogError(
+                f"{_where(index, event)} is on branch {event.branch!r}, which is not declared"
+            )
         fork = parents[event.branch][1]
         if fork is not None and index <= fork:
-            raise ValueError(
+            raise EventLogError(
                 f"{_where(index, event)} on branch {event.branch!r} comes before its fork index {fork}"
             )
     return parents
@@ -76,20 +109,6 @@ def _check_branches(log: EventLog) -> dict[str, tuple[str | None, int | None]]:
 
 def _check_tool_calls(log: EventLog, parents: dict[str, tuple[str | None, int | None]]) -> None:
     """Every TOOL_RESULT answers an earlier TOOL_CALL of its lineage; call ids are unique per lineage."""
-    if len(parents) == 1:
-        calls: set[str] = set()
-        for index, event in enumerate(log.events):
-            payload = event.payload
-            if payload.kind == EventKind.TOOL_CALL:
-                if payload.call_id in calls:
-                    raise ValueError(f"{_where(index, event)} reuses call_id {payload.call_id!r}")
-                calls.add(payload.call_id)
-            elif payload.kind == EventKind.TOOL_RESULT and payload.call_id not in calls:
-                raise ValueError(
-                    f"{_where(index, event)} answers call_id {payload.call_id!r}, but no earlier TOOL_CALL "
-                    f"on branch {event.branch!r} or its ancestors has that id"
-                )
-        return
     calls_by_branch: dict[str, list[tuple[int, str]]] = {b: [] for b in parents}
     first_index: dict[str, int] = {}
     for index, event in enumerate(log.events):
@@ -100,10 +119,10 @@ def _check_tool_calls(log: EventLog, parents: dict[str, tuple[str | None, int | 
         visible = _visible_calls(event.branch, index, parents, calls_by_branch, first_index)
         if payload.kind == EventKind.TOOL_CALL:
             if payload.call_id in visible:
-                raise ValueError(f"{_where(index, event)} reuses call_id {payload.call_id!r}")
+                raise EventLogError(f"{_where(index, event)} reuses call_id {payload.call_id!r}")
             calls_by_branch[event.branch].append((index, payload.call_id))
         elif payload.call_id not in visible:
-            raise ValueError(
+            raise EventLogError(
                 f"{_where(index, event)} answers call_id {payload.call_id!r}, but no earlier TOOL_CALL "
                 f"on branch {event.branch!r} or its ancestors has that id"
             )
@@ -132,17 +151,17 @@ def _visible_calls(
 
 def _check_light_tier(log: EventLog) -> None:
     if log.token_ids is not None or log.generated_spans is not None:
-        raise ValueError(f"log {log.id!r} is light but carries token ids; set tier='full' to keep them")
+        raise EventLogError(f"log {log.id!r} is light but carries token ids; set tier='full' to keep them")
     for index, event in enumerate(log.events):
         if event.span is not None or event.logprobs is not None:
-            raise ValueError(
+            raise EventLogError(
                 f"{_where(index, event)} carries a span or logprobs in a light log; set tier='full' to keep them"
             )
 
 
 def _check_full_tier(log: EventLog) -> None:
     if log.token_ids is None:
-        raise ValueError(f"log {log.id!r} claims tier 'full' but has no token_ids")
+        raise EventLogError(f"log {log.id!r} claims tier 'full' but has no token_ids")
     size = len(log.token_ids)
     spans: list[tuple[int, int, int]] = []  # (start, end, event index)
     scored: list[tuple[int, int]] = []  # spans that carry logprobs: the model-generated tokens
@@ -151,30 +170,30 @@ def _check_full_tier(log: EventLog) -> None:
         generated = event.payload.kind in GENERATED_KINDS and event.actor == "agent"
         if span is None:
             if generated:
-                raise ValueError(
+                raise EventLogError(
                     f"{_where(index, event)} was generated by the agent but has no token span: a full log must "
                     "cover every model-generated token with a span and logprobs"
                 )
             if logprobs is not None:
-                raise ValueError(f"{_where(index, event)} has logprobs but no span")
+                raise EventLogError(f"{_where(index, event)} has logprobs but no span")
             continue
         start, end = span
         if not 0 <= start <= end <= size:
-            raise ValueError(
+            raise EventLogError(
                 f"{_where(index, event)} has span {list(span)} outside token_ids (length {size})"
             )
         if generated and logprobs is None:
-            raise ValueError(
+            raise EventLogError(
                 f"{_where(index, event)} was generated by the agent but has no logprobs: a full log needs one "
                 "logprob per model-generated token"
             )
         if logprobs is not None:
             if len(logprobs) != end - start:
-                raise ValueError(
+                raise EventLogError(
                     f"{_where(index, event)} has {len(logprobs)} logprobs for a span of {end - start} tokens"
                 )
             if start == end:
-                raise ValueError(f"{_where(index, event)} carries logprobs on an empty span")
+                raise EventLogError(f"{_where(index, event)} carries logprobs on an empty span")
             scored.append((start, end))
         spans.append((start, end, index))
     _check_no_overlap(log, spans)
@@ -186,7 +205,7 @@ def _check_no_overlap(log: EventLog, spans: list[tuple[int, int, int]]) -> None:
     ordered = spans if all(a[1] <= b[0] for a, b in pairwise(spans)) else sorted(spans)
     for (_, end, first), (start, _, second) in pairwise(ordered):
         if start < end:
-            raise ValueError(
+            raise EventLogError(
                 f"{_where(second, log.events[second])} has a span overlapping that of "
                 f"{_where(first, log.events[first])}"
             )
@@ -204,11 +223,11 @@ def _check_generated_covered(
             merged.append([start, end])
     for start, end in generated:
         if not 0 <= start <= end <= size:
-            raise ValueError(f"generated span {[start, end]} is outside token_ids (length {size})")
+            raise EventLogError(f"generated span {[start, end]} is outside token_ids (length {size})")
         if start == end:
             continue
         if not any(lo <= start and end <= hi for lo, hi in merged):
-            raise ValueError(
+            raise EventLogError(
                 f"generated tokens {[start, end]} are not covered by event spans with logprobs: every "
                 "model-generated token needs an event span and a logprob"
             )

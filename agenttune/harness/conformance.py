@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agenttune.events.schema import Event, EventKind, ToolCallPayload
+from agenttune.events.schema import Event, EventKind, ToolCallPayload, to_builtins
 from agenttune.harness.protocol import EpisodeDone, Harness, StepResult
 
 UNKNOWN_TOOL = "conformance_no_such_tool"
@@ -58,7 +58,7 @@ def _check_step(harness: Harness, action: Event, result: Any, index: int) -> Non
 
 
 def _outcome(result: StepResult) -> tuple[list[dict[str, Any]], bool, float | None]:
-    return [e.model_dump() for e in result.observations], result.done, result.reward
+    return [to_builtins(e) for e in result.observations], result.done, result.reward
 
 
 def _step(harness: Harness, actions: Sequence[Event], index: int) -> StepResult:

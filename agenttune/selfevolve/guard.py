@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenttune.events.schema import Event, EventKind, SystemPayload, ToolResultPayload
+from agenttune.events.schema import Event, EventKind, SystemPayload, ToolResultPayload, replace
 from agenttune.harness.protocol import Harness, StepResult
 from agenttune.selfevolve.config import ToolGraphConfig
 from agenttune.selfevolve.toolgraph import ToolGraph, call_key
@@ -55,12 +55,9 @@ class ToolGraphHarness:
     def reset(self, task: Any) -> list[Event]:
         events = self.inner.reset(task)
         events = [
-            e.model_copy(
-                update={
-                    "payload": SystemPayload(
-                        text=toolgraph_system_prompt(e.payload.text, self.graph, self.config)
-                    )
-                }
+            replace(
+                e,
+                payload=SystemPayload(text=toolgraph_system_prompt(e.payload.text, self.graph, self.config)),
             )
             if e.kind == EventKind.SYSTEM
             else e

@@ -20,6 +20,7 @@ from agenttune.events.schema import (
     ToolResultPayload,
     TurnCompletePayload,
     UserPayload,
+    replace,
 )
 
 text = st.text(max_size=20)
@@ -127,7 +128,7 @@ def full_logs(draw) -> EventLog:
         if generated or (length and draw(st.booleans())):
             logprobs = draw(st.lists(st.floats(-30, 0), min_size=length, max_size=length))
             scored.append(span)
-        events.append(event.model_copy(update={"span": span, "logprobs": logprobs}))
+        events.append(replace(event, span=span, logprobs=logprobs))
         position += length + draw(st.integers(0, 2))
     token_ids = draw(st.lists(st.integers(0, 50_000), min_size=position, max_size=position))
     generated_spans = draw(st.none() | st.just(scored))

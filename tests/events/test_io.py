@@ -37,11 +37,19 @@ def test_corrupt_middle_line_raises_in_strict_mode_and_is_collected_otherwise(tm
     path = tmp_path / "bad.jsonl"
     lines = [dumps(search_episode(log_id="1")), '{"id": "x", "events": [{"payload": {"kind": "nope"}}]}']
     path.write_text("\n".join([*lines, dumps(search_episode(log_id="3"))]) + "\n")
-    with pytest.raises(EventLogFileError, match=rf"^{path}:2: invalid line"):
+    with pytest.raises(
+        EventLogFileError, match=rf"^{path}:2: invalid line: events\[0\]\.payload\.kind: Invalid"
+    ):
         read_jsonl(path)
     contents = read_jsonl(path, strict=False)
     assert [log.id for log in contents.logs] == ["1", "3"]
     assert [(issue.path, issue.line, issue.torn) for issue in contents.issues] == [(str(path), 2, False)]
+
+
+def test_lines_leave_defaults_out_but_always_state_the_version():
+    line = dumps(search_episode())
+    assert line.startswith('{"schema_version":"1.1","id":"ep1"')
+    assert '"step":0' not in line and '"actor":"tool"' in line
 
 
 def test_writer_cuts_a_torn_tail_before_appending(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 from builders import search_episode
 from trl.data_utils import apply_chat_template, is_conversational
 
-from agenttune.events import Branch, Event, EventLog, TierError
+from agenttune.events import Branch, Event, EventLog, TierError, replace
 from agenttune.events.projections import (
     audit_records,
     dpo_row,
@@ -36,9 +36,9 @@ def test_dpo_row_cuts_at_the_diverging_assistant_turn(tokenizer):
 
 def test_dpo_refuses_pairs_that_diverge_outside_an_assistant_turn():
     one = search_episode(log_id="a")
-    data = one.model_dump()
+    data = one.to_dict()
     data["events"][4]["payload"]["content"] = "laws of Utah"
-    other = EventLog.model_validate({**data, "id": "b"})
+    other = EventLog.from_dict({**data, "id": "b"})
     with pytest.raises(ValueError, match="diverge at message 3 with roles 'tool' / 'tool'"):
         dpo_row(one, other)
 
@@ -47,14 +47,14 @@ def test_dpo_row_from_two_branches():
     log = search_episode()
     events = [*log.events[:7], Event(payload=TextPayload(text="<answer>Utah</answer>"), branch="retry")]
     branches = [Branch(id="main"), Branch(id="retry", parent="main", fork_index=4, status="rejected")]
-    log = log.model_copy(update={"events": events, "branches": branches})
-    row = dpo_row_from_branches(EventLog.model_validate(log.model_dump()), "main", "retry")
+    log = replace(log, events=events, branches=branches)
+    row = dpo_row_from_branches(EventLog.from_dict(log.to_dict()), "main", "retry")
     assert row["rejected"][0]["content"] == "<answer>Utah</answer>"
     assert len(row["prompt"]) == 4
 
 
 def full_episode() -> EventLog:
-    return EventLog.model_validate(
+    return EventLog.from_dict(
         {
             "id": "f",
             "tier": "full",
@@ -105,7 +105,7 @@ def test_evaluator_input_collects_answer_calls_and_retrieved_ids():
             actor="tool",
         ),
     )
-    record = evaluator_input(log.model_copy(update={"events": events}))
+    record = evaluator_input(replace(log, events=events))
     assert record["question"] == "Which state's law governs?"
     assert record["final_answer"] == "<answer>Nevada</answer>"
     assert record["tool_calls"] == [
@@ -126,10 +126,10 @@ def test_redaction():
 
 def test_audit_records_redact_by_default():
     log = search_episode()
-    data = log.model_dump()
+    data = log.to_dict()
     data["events"][1]["payload"]["text"] = "I am bob@corp.com"
     data["events"][3]["payload"]["arguments"] = {"query": "account 98765432"}
-    log = EventLog.model_validate(data)
+    log = EventLog.from_dict(data)
     records = audit_records(log)
     assert len(records) == len(log.events)
     assert records[1]["text"] == "I am [EMAIL]" and records[1]["kind"] == "user"

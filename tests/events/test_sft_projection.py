@@ -50,7 +50,7 @@ def test_weights_are_configurable_and_checked(tokenizer):
 
 
 def test_full_row_reads_token_ids_and_spans(tokenizer):
-    log = EventLog.model_validate(
+    log = EventLog.from_dict(
         {
             "id": "f",
             "tier": "full",

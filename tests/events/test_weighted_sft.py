@@ -71,9 +71,9 @@ def test_doubling_a_segment_weight_changes_the_update(tiny_model):
 def test_two_training_steps_change_every_parameter(tiny_model, tokenizer, tmp_path):
     from builders import search_episode
 
-    short = search_episode().model_copy(
-        update={"tools": []}
-    )  # no tool schemas: a short row keeps the test fast
+    from agenttune.events import replace
+
+    short = replace(search_episode(), tools=[])  # no tool schemas: a short row keeps the test fast
     before = {name: p.detach().clone() for name, p in tiny_model.named_parameters()}
     trainer = build_weighted_sft_trainer(
         tiny_model,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agenttune.events.schema import Event, TextPayload, ToolCallPayload, ToolResultPayload
+from agenttune.events.schema import Event, TextPayload, ToolCallPayload, ToolResultPayload, replace
 from agenttune.harness.conformance import ConformanceError, check_harness
 from agenttune.harness.protocol import StepResult
 from agenttune.harness.search_corpus import SearchCorpusHarness
@@ -96,7 +96,7 @@ class MislabellingHarness(ToolsHarness):
         result = super().step(action)
         for event in result.observations:
             if isinstance(event.payload, ToolResultPayload):
-                event.payload = event.payload.model_copy(update={"call_id": "other"})
+                event.payload = replace(event.payload, call_id="other")
         return result
 
 

@@ -14,6 +14,7 @@ scores 1.0 on every airline, retail and telecom task with the scripted user.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -68,7 +69,7 @@ class ScriptAgent:
     def act(self, events: list[Event]) -> Event:
         if self._next >= len(self.script):
             return text_event(STOP_TOKEN)
-        action = self.script[self._next].model_copy(deep=True)
+        action = copy.deepcopy(self.script[self._next])
         self._next += 1
         if action.kind == EventKind.TOOL_CALL:  # call ids are unique within an episode
             action.payload.call_id = f"call_{self._next}"
@@ -126,7 +127,7 @@ def repeat_read(script: list[Event], kinds: dict[str, str], times: int = 3) -> l
     reads = [i for i in range(writes[0]) if _is_read(script[i], kinds)]
     if not reads:
         return None
-    repeated = [script[reads[-1]].model_copy(deep=True) for _ in range(times)]
+    repeated = [copy.deepcopy(script[reads[-1]]) for _ in range(times)]
     return script[: writes[0]] + repeated + script[writes[0] + 1 :]
 
 
@@ -140,7 +141,7 @@ def wrong_argument(script: list[Event], kinds: dict[str, str]) -> list[Event] | 
     ]
     if not writes:
         return None
-    event = script[writes[0]].model_copy(deep=True)
+    event = copy.deepcopy(script[writes[0]])
     key = sorted(event.payload.arguments)[0]
     event.payload.arguments[key] = _corrupt(event.payload.arguments[key])
     return script[: writes[0]] + [event] + script[writes[0] + 1 :]
@@ -151,7 +152,7 @@ def loop(script: list[Event], kinds: dict[str, str], length: int = 1000) -> list
     calls = [event for event in script if event.kind == EventKind.TOOL_CALL]
     if not calls:
         return None
-    return [calls[0].model_copy(deep=True) for _ in range(length)]
+    return [copy.deepcopy(calls[0]) for _ in range(length)]
 
 
 def _corrupt(value: Any) -> Any:

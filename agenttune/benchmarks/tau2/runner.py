@@ -18,7 +18,7 @@ from tqdm import tqdm
 
 from agenttune.benchmarks.tau2.harness import Tau2Harness
 from agenttune.benchmarks.tau2.oracle import Agent
-from agenttune.events.schema import Event, EventLog, RewardPayload, TurnCompletePayload
+from agenttune.events.schema import Event, EventLog, RewardPayload, TurnCompletePayload, replace
 from agenttune.harness.protocol import Harness
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def run_episode(harness: Harness, task: Task, agent: Agent, domain: str, agent_n
     events = harness.reset(task)
     step = 0
     while True:
-        action = agent.act(list(events)).model_copy(update={"step": step, "actor": "agent"})
+        action = replace(agent.act(list(events)), step=step, actor="agent")
         result = harness.step(action)
         events += [action, *result.observations]
         step += 1

@@ -119,11 +119,12 @@ def _light_row(
         )
 
     full = render(plain)
+    # where each message starts (and the last one ends): each prefix is rendered once, the whole is ``full``
+    bounds = [0, *(_common_prefix(render(plain[:k]), full) for k in range(1, len(plain))), len(full)]
     # (start char, weight) of each segment in order; a segment runs to the next one's start.
     segments: list[tuple[int, float]] = [(0, 0.0)]
     for k, message in enumerate(messages):
-        start = _common_prefix(render(plain[:k]), full) if k else 0
-        end = _common_prefix(render(plain[: k + 1]), full)
+        start, end = bounds[k], bounds[k + 1]
         if message.role != "assistant":
             weight = _kind_weight(message.parts[0][0], table) if message.parts else 0.0
             segments.append((start, weight))
