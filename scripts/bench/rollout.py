@@ -109,7 +109,7 @@ def print_rollout(result: dict[str, Any]) -> None:
     )
 
 
-# Each part: (run, print). Part 2, "grpo" (GRPO step time vs bare TRL), is added here by the training owner.
+# Each part: (run, print). GRPO step time against bare TRL is scripts/bench/grpo_step.py.
 PARTS: dict[str, tuple[Callable[[argparse.Namespace], dict[str, Any]], Callable[[dict[str, Any]], None]]] = {
     "rollout": (bench_rollout, print_rollout),
 }
