@@ -22,7 +22,8 @@ def build_engine(
     """Build the engine ``model_cfg.engine`` with the config's sampling settings.
 
     ``transformers`` generates with ``model`` and ``tokenizer`` (loaded from ``cache_dir`` when not given);
-    ``vllm`` loads the model folder itself; ``openai`` talks to ``model.engine_url``; ``scripted`` wraps
+    ``vllm`` loads a model folder itself: the one ``model``'s current weights were loaded from or last saved
+    to (see :func:`saved_weights`), else the config's; ``openai`` talks to ``model.engine_url``; ``scripted`` wraps
     ``policy`` (token-exact when ``tokenizer`` is given).
     """
     sampling = {
@@ -54,7 +55,10 @@ def build_engine(
         from agenttune.engines.vllm_engine import VLLMEngine
         from agenttune.models.loading import resolve_path
 
-        path = resolve_path(model_cfg, cache_dir) if cache_dir is not None else model_cfg.path
+        if model is not None:
+            path = saved_weights(model)
+        else:
+            path = resolve_path(model_cfg, cache_dir) if cache_dir is not None else model_cfg.path
         return VLLMEngine(path, tokenizer, dtype=model_cfg.dtype, **sampling)
     from agenttune.engines.transformers_engine import TransformersEngine
 
@@ -63,3 +67,23 @@ def build_engine(
             raise ValueError("engine=transformers needs a model, or cache_dir to load it")
         model = load_model(model_cfg, cache_dir)
     return TransformersEngine(model, tokenizer, **sampling)
+
+
+def saved_weights(model: Any) -> str:
+    """The folder (or hub id) holding ``model``'s current weights, for an engine that loads weights itself (vLLM).
+
+    ``from_pretrained`` records it as ``config.name_or_path`` and the pipelines' ``train_policy`` points it at
+    the final checkpoint it saves. A LoRA model's checkpoint holds only the adapter, which the vLLM engine does
+    not load: that is an error rather than a silent evaluation of the base weights.
+    """
+    if hasattr(model, "peft_config"):
+        raise ValueError(
+            "engine=vllm loads full weights from disk, but this policy is a LoRA adapter on its base model: "
+            "use model.engine=transformers for it, or train without LoRA (model.lora.enabled=false)"
+        )
+    path = model.config.name_or_path
+    if not path:
+        raise ValueError(
+            "engine=vllm needs a policy loaded from or saved to a folder (or a hub id); this one was not"
+        )
+    return path

@@ -74,6 +74,7 @@ def train_policy(
     final = checkpoint_dir / "final"
     trainer.save_model(str(final))
     tokenizer.save_pretrained(str(final))
+    model.config.name_or_path = str(final)  # where the current weights live (engines that load from disk)
     run.set_summary(
         {f"{prefix}/global_step": trainer.state.global_step, f"{prefix}/resumed_from": resume_from}
     )

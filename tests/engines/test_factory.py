@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from agenttune.engines import build_engine
+from agenttune.engines.factory import saved_weights
 from agenttune.engines.openai_engine import OpenAIEngine
 from agenttune.engines.scripted import ScriptedEngine
 from agenttune.engines.transformers_engine import TransformersEngine
@@ -39,3 +40,20 @@ def test_configuration_errors(tiny_model_config):
 def test_vllm_without_the_package_names_the_gpu_extra(tiny_model_config, tokenizer):
     with pytest.raises(ImportError, match=r"\.\[gpu\]"):
         build_engine(replace(tiny_model_config, engine="vllm"), tokenizer=tokenizer)
+
+
+def test_vllm_loads_the_folder_of_the_current_weights(tiny_model, tmp_path):
+    tiny_model.save_pretrained(tmp_path)
+    tiny_model.config.name_or_path = str(tmp_path)  # what train_policy does after saving the final checkpoint
+    assert saved_weights(tiny_model) == str(tmp_path)
+    tiny_model.config.name_or_path = ""
+    with pytest.raises(ValueError, match="loaded from or saved to a folder"):
+        saved_weights(tiny_model)
+
+
+def test_vllm_refuses_a_lora_policy_rather_than_evaluating_its_base(tiny_model):
+    from peft import LoraConfig, get_peft_model
+
+    lora = get_peft_model(tiny_model, LoraConfig(r=2, target_modules=["q_proj"]))
+    with pytest.raises(ValueError, match="LoRA adapter"):
+        saved_weights(lora)
