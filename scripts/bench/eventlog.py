@@ -19,7 +19,7 @@ The last column is time per log relative to the ADP read of the same corpus. Pri
 (``--out``, default ``outputs/bench/eventlog.json``). Other processes on the machine skew the numbers: the
 load average is recorded with them.
 
-    python scripts/bench/eventlog.py --copies 4 --repeat 3
+    python scripts/bench/eventlog.py --copies 4 --repeat 5
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def main() -> None:
     parser.add_argument("--data", default=str(root.parent / "shared" / "data" / "adp_samples"))
     parser.add_argument("--copies", type=int, default=4, help="repeat the ADP corpus this many times")
     parser.add_argument("--episodes", type=int, default=2000, help="runtime-like episodes to generate")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs per measurement (best kept)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per measurement (best kept)")
     parser.add_argument("--sft-logs", type=int, default=60, help="logs for the SFT projection")
     parser.add_argument("--out", default=str(root / "outputs" / "bench" / "eventlog.json"))
     args = parser.parse_args()
