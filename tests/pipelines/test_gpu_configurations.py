@@ -1,4 +1,6 @@
-"""The GPU configurations, run when a CUDA GPU is present (``pytest -m gpu``); skipped, with the reason, otherwise.
+"""The GPU configurations (vLLM engine, 4-bit QLoRA), run when a CUDA GPU is present (``pytest -m gpu``).
+
+Without one they are skipped, with the reason.
 
 Nothing downloads at test time: a hub model runs only when its weights are already in the Hugging Face cache.
 """
@@ -38,3 +40,19 @@ def test_cuad_grpo_with_a_hub_model_and_the_vllm_engine(run_pipeline):
     metrics = summary["metrics"]
     assert metrics["train/global_step"] == 2
     assert metrics["eval_after/questions"] == 4 and "eval_after/hit@8" in metrics
+
+
+def test_qlora_dpo_trains_the_embedded_model(run_pipeline):
+    pytest.importorskip("bitsandbytes", reason="model.quantization=nf4 needs the gpu extra")
+    _, summary = run_pipeline(
+        [
+            "+experiment=smoke",
+            "algorithm=dpo",
+            "model.quantization=nf4",  # 4-bit NF4, double quantisation, LoRA r16 on q/k/v/o/gate/up/down
+            "benchmark.num_train=2",
+            "benchmark.max_prompt_turns=1",
+            "algorithm.max_length=512",
+        ]
+    )
+    assert summary["status"] == "completed", summary["error"]
+    assert summary["metrics"]["train/global_step"] == 2
