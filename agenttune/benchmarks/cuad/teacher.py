@@ -4,8 +4,8 @@ The teacher is privileged the way an oracle is: it knows each question's gold an
 what its search showed. It searches once, then answers with the sentence of the shown passages that has the
 highest token F1 with the gold answer. Its query is the question itself or the question's content words (one
 style per question, fixed by a hash of its id), so that a student distilled from it has more than one way to
-search and RL samples from it differ. It sees exactly what a student sees (the same
-harness), so a kept trajectory is one a student could imitate. Checks (:func:`check_trajectory`):
+search and RL samples from it differ. It sees exactly what a student sees (the same harness), so a kept
+trajectory is one a student could imitate. Checks (:func:`check_trajectory`):
 
 - schema: no ERROR event, at least one well-formed tool call and a final answer;
 - grounding: the answer occurs verbatim in a tool result the episode was shown;
