@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import doctest
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import pytest
 
@@ -16,6 +16,7 @@ from agenttune.engines.scripted import ScriptedEngine
 from agenttune.events.schema import EventKind
 from agenttune.harness.search_corpus import SearchCorpusHarness
 from agenttune.rag.questions import QuestionRecord
+from agenttune.rag.retriever import Hit
 from agenttune.rewards import grounding
 
 CLAUSE = "This Agreement shall be governed by the laws of the State of Nevada."
@@ -31,14 +32,6 @@ QUESTION = QuestionRecord(
 )
 
 
-@dataclass(frozen=True)
-class Hit:
-    chunk_id: str
-    doc_id: str
-    text: str
-    score: float
-
-
 class OneContract:
     """A retriever over one contract; records every query it was asked."""
 
@@ -47,7 +40,7 @@ class OneContract:
 
     def search(self, query: str, k: int) -> list[Hit]:
         self.queries.append(query)
-        return [Hit("supply#3", "supply", self.text, 1.0)]
+        return [Hit("supply#3", "supply", 1.0, self.text)]
 
 
 def teacher_episode(tokenizer, question: QuestionRecord, contract: str, styles=("question",)):

@@ -1,7 +1,6 @@
 """Every harness in the repo passes the conformance checks, and the checks catch broken harnesses."""
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -11,6 +10,7 @@ from agenttune.harness.conformance import ConformanceError, check_harness
 from agenttune.harness.protocol import StepResult
 from agenttune.harness.search_corpus import SearchCorpusHarness
 from agenttune.harness.tools_harness import Question, ToolsHarness
+from agenttune.rag.retriever import Hit
 
 TASK = Question(id="q1", question="What is the notice period?")
 ALL_CHECKS = ["protocol", "events", "call_ids", "episode_done", "restore", "unknown_tool"]
@@ -25,17 +25,9 @@ def word_count(text: str) -> int:
     return len(text.split())
 
 
-@dataclass(frozen=True)
-class Hit:
-    chunk_id: str
-    doc_id: str
-    text: str
-    score: float
-
-
 class WordRetriever:
     def search(self, query: str, k: int) -> list[Hit]:
-        return [Hit(f"d#{i}", "d", word, 1.0) for i, word in enumerate(query.split()[:k])]
+        return [Hit(f"d#{i}", "d", 1.0, word) for i, word in enumerate(query.split()[:k])]
 
 
 def tool_call(call_id: str, name: str, **arguments: Any) -> Event:

@@ -1,7 +1,5 @@
 """harness=search_corpus: one search tool over any retriever, with retrieved chunk ids recorded for rewards."""
 
-from dataclasses import dataclass
-
 import pytest
 
 from agenttune.config import HarnessConfig
@@ -9,16 +7,9 @@ from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.schema import Event, EventLog, TextPayload, ToolCallPayload
 from agenttune.harness.search_corpus import SearchCorpusHarness
 from agenttune.harness.tools_harness import Question
+from agenttune.rag.retriever import Hit
 
 TASK = Question(id="q1", question="Which state's law governs the lease?")
-
-
-@dataclass(frozen=True)
-class FakeHit:
-    chunk_id: str
-    doc_id: str
-    text: str
-    score: float
 
 
 class FakeRetriever:
@@ -27,10 +18,10 @@ class FakeRetriever:
     def __init__(self) -> None:
         self.ks: list[int] = []
 
-    def search(self, query: str, k: int) -> list[FakeHit]:
+    def search(self, query: str, k: int) -> list[Hit]:
         self.ks.append(k)
         hits = [
-            FakeHit(f"lease doc#{i}", "lease doc", f"Clause about {word}.", 3.0 - i)
+            Hit(f"lease doc#{i}", "lease doc", 3.0 - i, f"Clause about {word}.")
             for i, word in enumerate(query.split())
         ]
         return hits[:k]
