@@ -99,6 +99,7 @@ class AlgorithmConfig:
     warmup_ratio: float = 0.0
     logging_steps: int = 1
     save_steps: int = 1
+    save_total_limit: int | None = 2  # checkpoint-<step> folders kept, the newest (None keeps every one)
     seed: int = 0
     # on-policy (grpo, rloo, ppo)
     num_generations: int = 2

@@ -34,6 +34,7 @@ def common_arguments(algorithm: AlgorithmConfig, output_dir: str) -> dict[str, A
         "logging_steps": algorithm.logging_steps,
         "save_strategy": "steps",
         "save_steps": algorithm.save_steps,
+        "save_total_limit": algorithm.save_total_limit,
         "seed": algorithm.seed,
         "report_to": "none",
         "use_cpu": not gpu,

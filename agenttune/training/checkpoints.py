@@ -5,6 +5,27 @@ from __future__ import annotations
 import os
 
 
+def rotate_checkpoints(folder: str | os.PathLike, keep: int | None) -> list[str]:
+    """Delete all but the newest ``keep`` ``checkpoint-<step>`` folders under ``folder`` (None keeps all).
+
+    What the transformers Trainer does with ``save_total_limit``, for loops that save on their own (PPO).
+    Returns the deleted folders.
+    """
+    import shutil
+    from pathlib import Path
+
+    from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+    if keep is None:
+        return []
+    found = [p for p in Path(folder).glob(f"{PREFIX_CHECKPOINT_DIR}-*") if p.name.split("-")[-1].isdigit()]
+    found.sort(key=lambda p: int(p.name.split("-")[-1]))
+    stale = found[: max(len(found) - keep, 0)]
+    for path in stale:
+        shutil.rmtree(path)
+    return [str(p) for p in stale]
+
+
 def last_checkpoint(folder: str | os.PathLike) -> str | None:
     """The newest ``checkpoint-<step>`` folder under ``folder``, or None when there is none (or no folder)."""
     from transformers.trainer_utils import get_last_checkpoint

@@ -1,4 +1,5 @@
-"""Checkpoints every step, then a new trainer with ``max_steps=3`` resumes at step 2 and stops at 3."""
+"""Checkpoints every step, then a new trainer with ``max_steps=3`` resumes at step 2 and stops at 3; the oldest
+checkpoint is removed (``save_total_limit``)."""
 
 from __future__ import annotations
 
@@ -45,5 +46,7 @@ def test_resume_continues_at_the_saved_step_on_cpu(name, tiny_model_config, cach
     train(second, resume_from=checkpoint)
     assert second.state.global_step == 3
     assert last_checkpoint(tmp_path).endswith("checkpoint-3")
+    # save_total_limit (default 2) keeps the newest checkpoints only: a run's disk use stays bounded
+    assert sorted(p.name for p in tmp_path.glob("checkpoint-*")) == ["checkpoint-2", "checkpoint-3"]
     second.save_model(str(tmp_path / "final"))
     assert (tmp_path / "final" / "config.json").exists()

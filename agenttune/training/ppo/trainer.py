@@ -13,7 +13,8 @@ One training step:
 
 The learning rate is constant (``warmup_ratio`` is not used). Every ``save_steps`` steps, ``checkpoint-<step>/``
 holds the policy (``save_pretrained``), the tokenizer and ``ppo_state.pt`` (value head, optimizer, step, RNG);
-``train(resume_from_checkpoint=folder)`` restores them and continues at that step.
+only the newest ``save_total_limit`` are kept. ``train(resume_from_checkpoint=folder)`` restores them and
+continues at that step.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tqdm.auto import tqdm
 
 from agenttune.training.arguments import on_gpu
 from agenttune.training.callbacks import MetricsCallback
+from agenttune.training.checkpoints import rotate_checkpoints
 from agenttune.training.ppo.gae import masked_gae, whiten
 from agenttune.training.ppo.rollout import Episode, Rollout
 from agenttune.training.ppo.value_head import ValueHead
@@ -275,6 +277,7 @@ class PPOTrainer:
                     log_fn(metrics, self.state.global_step)
             if self.state.global_step % self.args.save_steps == 0:
                 self.save(os.path.join(self.output_dir, f"checkpoint-{self.state.global_step}"))
+                rotate_checkpoints(self.output_dir, self.args.save_total_limit)
         progress.close()
         return self.state
 
