@@ -92,3 +92,23 @@ def test_checks_reject_unanswered_and_wrong_answers(tokenizer):
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_unmasked_sft_rows_train_on_the_tool_result_turn_masked_ones_do_not(tokenizer):
+    from agenttune.events.projections.sft import sft_row
+
+    log, _ = teacher_episode(tokenizer, QUESTION, f"Payment is due monthly. {CLAUSE}")
+    masked = sft_row(log, tokenizer, {"tool_result": 0.0})
+    unmasked = sft_row(log, tokenizer, {"tool_result": 1.0})
+    assert masked["input_ids"] == unmasked["input_ids"]
+    changed = [
+        i for i, (a, b) in enumerate(zip(masked["weights"], unmasked["weights"], strict=True)) if a != b
+    ]
+    assert changed and all(masked["weights"][i] == 0.0 and unmasked["weights"][i] == 1.0 for i in changed)
+    turn = tokenizer.decode([masked["input_ids"][i] for i in changed])
+    assert "Payment is due monthly." in turn and "supply#3" in turn  # the search result the tool returned
+    for row in (masked, unmasked):  # the answer quoting the clause is trained on in both
+        trained = tokenizer.decode(
+            [t for t, w in zip(row["input_ids"], row["weights"], strict=True) if w > 0]
+        )
+        assert f"<answer>{CLAUSE}</answer>" in trained

@@ -14,7 +14,9 @@ the segment their first character falls in (the tokenizer must be a fast one, fo
 rewrites earlier turns so that a prefix no longer matches, the row fails loudly rather than mis-weighting.
 
 Full logs use ``token_ids`` directly: a token inside an event's span takes that event's weight (a
-TURN_COMPLETE span takes the weight of the generated event before it); tokens outside spans weigh 0.
+TURN_COMPLETE span takes the weight of the generated event before it). The runtime does not span the turns
+it renders for the environment, so a run of tool results (or observations) takes the tokens between the spans
+around it, template wrapper and next assistant header included; other tokens outside spans weigh 0.
 """
 
 from __future__ import annotations
@@ -101,7 +103,36 @@ def _full_row(log: EventLog, table: Mapping[str, float], branch: str) -> tuple[l
         if event.span is not None and weight:
             start, end = event.span
             token_weights[start:end] = [weight] * (end - start)
+    for (start, end), kind in _environment_turns(log, sorted(path)):
+        token_weights[start:end] = [_kind_weight(kind, table)] * (end - start)
     return list(log.token_ids), token_weights
+
+
+ENVIRONMENT_KINDS = (EventKind.TOOL_RESULT, EventKind.OBSERVATION)
+
+
+def _environment_turns(log: EventLog, path: list[int]) -> list[tuple[tuple[int, int], EventKind]]:
+    """Token ranges of environment turns the runtime rendered without spans, with the kind they weigh as.
+
+    The span-less events recorded since the last stretch of unspanned tokens own the next such stretch (the
+    rendered turn, its template wrapper and the next assistant header: the runtime sees whole prompts, so finer
+    boundaries are not in the log) when they are all TOOL_RESULT or all OBSERVATION events. Stretches owned by
+    system or user text, or by a mix of kinds, are left at weight 0.
+    """
+    turns, pending, covered = [], [], 0
+    for index in path:
+        event = log.events[index]
+        if event.span is None:
+            pending.append(event.payload.kind)
+            continue
+        start, end = event.span
+        if start > covered:
+            kinds = set(pending)
+            if len(kinds) == 1 and kinds <= set(ENVIRONMENT_KINDS):
+                turns.append(((covered, start), pending[0]))
+            pending = []
+        covered = max(covered, end)
+    return turns
 
 
 def _light_row(
