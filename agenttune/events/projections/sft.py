@@ -91,7 +91,8 @@ def _full_row(log: EventLog, table: Mapping[str, float], branch: str) -> tuple[l
         )
     token_weights = [0.0] * len(log.token_ids)
     last_generated = table["text"]
-    for index in sorted(path):
+    ordered = sorted(path)
+    for index in ordered:
         event = log.events[index]
         kind = event.payload.kind
         if kind == EventKind.TURN_COMPLETE:
@@ -103,12 +104,12 @@ def _full_row(log: EventLog, table: Mapping[str, float], branch: str) -> tuple[l
         if event.span is not None and weight:
             start, end = event.span
             token_weights[start:end] = [weight] * (end - start)
-    for (start, end), kind in _environment_turns(log, sorted(path)):
+    for (start, end), kind in _environment_turns(log, ordered):
         token_weights[start:end] = [_kind_weight(kind, table)] * (end - start)
     return list(log.token_ids), token_weights
 
 
-ENVIRONMENT_KINDS = (EventKind.TOOL_RESULT, EventKind.OBSERVATION)
+ENVIRONMENT_KINDS = frozenset({EventKind.TOOL_RESULT, EventKind.OBSERVATION})
 
 
 def _environment_turns(log: EventLog, path: list[int]) -> list[tuple[tuple[int, int], EventKind]]:
@@ -128,7 +129,7 @@ def _environment_turns(log: EventLog, path: list[int]) -> list[tuple[tuple[int, 
         start, end = event.span
         if start > covered:
             kinds = set(pending)
-            if len(kinds) == 1 and kinds <= set(ENVIRONMENT_KINDS):
+            if len(kinds) == 1 and kinds <= ENVIRONMENT_KINDS:
                 turns.append(((covered, start), pending[0]))
             pending = []
         covered = max(covered, end)
