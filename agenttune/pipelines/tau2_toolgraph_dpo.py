@@ -53,6 +53,7 @@ from agenttune.selfevolve.build import build_toolgraph
 from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData
+from agenttune.training.checkpoints import checkpoint_folders
 
 log = logging.getLogger(__name__)
 
@@ -120,8 +121,7 @@ def load_checkpoint(cfg: DictConfig, path: Path):
 
 
 def checkpoints(run: RunContext) -> list[Path]:
-    found = sorted(run.checkpoint_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
-    return found or [run.checkpoint_dir / "final"]
+    return checkpoint_folders(run.checkpoint_dir) or [run.checkpoint_dir / "final"]
 
 
 def evaluate_policy(

@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
+
+
+def checkpoint_folders(folder: str | os.PathLike) -> list[Path]:
+    """The ``checkpoint-<step>`` folders under ``folder``, oldest step first (none when there is no folder)."""
+    from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+    found = [p for p in Path(folder).glob(f"{PREFIX_CHECKPOINT_DIR}-*") if p.name.split("-")[-1].isdigit()]
+    return sorted(found, key=lambda p: int(p.name.split("-")[-1]))
 
 
 def rotate_checkpoints(folder: str | os.PathLike, keep: int | None) -> list[str]:
@@ -11,15 +21,9 @@ def rotate_checkpoints(folder: str | os.PathLike, keep: int | None) -> list[str]
     What the transformers Trainer does with ``save_total_limit``, for loops that save on their own (PPO).
     Returns the deleted folders.
     """
-    import shutil
-    from pathlib import Path
-
-    from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
-
     if keep is None:
         return []
-    found = [p for p in Path(folder).glob(f"{PREFIX_CHECKPOINT_DIR}-*") if p.name.split("-")[-1].isdigit()]
-    found.sort(key=lambda p: int(p.name.split("-")[-1]))
+    found = checkpoint_folders(folder)
     stale = found[: max(len(found) - keep, 0)]
     for path in stale:
         shutil.rmtree(path)
