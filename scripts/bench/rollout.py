@@ -3,7 +3,11 @@
 Part ``rollout``: multi-turn rollouts with the batched transformers engine (all live episodes in one
 ``generate`` call per turn) against the same loop run one episode at a time. Same model, same tasks (the toy
 calculator harness in chat mode, so every episode runs ``--turns`` turns), greedy decoding, fixed
-``--max-new-tokens``, full-tier token tracking on in both. Reports generated tokens/s and episodes/s.
+``--max-new-tokens``, full-tier token tracking on in both. Reports generated tokens/s and episodes/s, and
+the cost of one decode step at batch 1, 4 and 8 (the model's forward on one new token per row with a
+key/value cache of ``--context`` tokens): batching pays off as far as a batch-8 step costs less than 8
+batch-1 steps. The engine re-renders each turn's prompt in both loops (no cache is kept across calls); the
+batched loop prefills the prompts' shared prefix once per turn.
 
     python scripts/bench/rollout.py --part rollout            # embedded SmolLM2-135M (converted once)
     python scripts/bench/rollout.py --part rollout --tiny     # tiny random model, a smoke run
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from transformers import DynamicCache
 
 from agenttune.agents import ReAct, run_episodes
 from agenttune.agents.toy import CalculatorHarness, tasks
@@ -66,6 +71,30 @@ def timed_rollouts(engine: TransformersEngine, n: int, turns: int, batched: bool
     }
 
 
+def decode_step_ms(model: Any, batch: int, context: int, repeat: int = 8) -> float:
+    """Median milliseconds of one cached decode step for ``batch`` rows after ``context`` tokens."""
+    cache = DynamicCache(config=model.config)
+    ids = torch.randint(100, 1000, (batch, context), device=model.device)
+    mask = torch.ones_like(ids)
+    times = []
+    with torch.no_grad():
+        model(input_ids=ids, attention_mask=mask, cache=cache, use_cache=True, logits_to_keep=1)
+        for step in range(repeat):
+            mask = torch.nn.functional.pad(mask, (0, 1), value=1)
+            positions = torch.full((batch, 1), context + step, device=model.device)
+            start = time.perf_counter()
+            model(
+                input_ids=ids[:, -1:],
+                attention_mask=mask,
+                position_ids=positions,
+                cache=cache,
+                use_cache=True,
+                logits_to_keep=1,
+            )
+            times.append(time.perf_counter() - start)
+    return round(1000 * sorted(times)[len(times) // 2], 1)
+
+
 def bench_rollout(args: argparse.Namespace) -> dict[str, Any]:
     cfg = model_config(args.tiny)
     tokenizer = load_tokenizer(cfg, args.cache_dir)
@@ -76,6 +105,8 @@ def bench_rollout(args: argparse.Namespace) -> dict[str, Any]:
     print(f"sequential: {sequential}", flush=True)
     batched = timed_rollouts(engine, args.episodes, args.turns, batched=True)
     print(f"batched: {batched}", flush=True)
+    model.eval()
+    step_ms = {str(b): decode_step_ms(model, b, args.context) for b in (1, 4, 8)}
     return {
         "model": cfg.name,
         "episodes": args.episodes,
@@ -88,6 +119,8 @@ def bench_rollout(args: argparse.Namespace) -> dict[str, Any]:
         "speedup_tokens_per_s": round(batched["tokens_per_s"] / sequential["tokens_per_s"], 2),
         "speedup_episodes_per_s": round(batched["episodes_per_s"] / sequential["episodes_per_s"], 2),
         "cpu_time_ratio": round(sequential["cpu_seconds"] / batched["cpu_seconds"], 2),
+        "decode_step_ms": step_ms,
+        "decode_context": args.context,
     }
 
 
@@ -107,6 +140,12 @@ def print_rollout(result: dict[str, Any]) -> None:
         f"speedup: {result['speedup_tokens_per_s']}x tokens/s, {result['speedup_episodes_per_s']}x episodes/s "
         f"(CPU time {result['cpu_time_ratio']}x less; load average {result['load_average_1m']})"
     )
+    steps = result["decode_step_ms"]
+    print(
+        f"one decode step after {result['decode_context']} tokens: "
+        + ", ".join(f"batch {b} {ms} ms" for b, ms in steps.items())
+        + f" (batch 8 = {steps['8'] / steps['1']:.2f}x batch 1)"
+    )
 
 
 # Each part: (run, print). GRPO step time against bare TRL is scripts/bench/grpo_step.py.
@@ -124,6 +163,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=8)
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--max-new-tokens", type=int, default=32)
+    parser.add_argument("--context", type=int, default=220, help="cached tokens in the decode-step timing")
     parser.add_argument(
         "--cache-dir", default=os.environ.get("AGENTTUNE_CACHE_DIR", Path(repo_root()) / ".cache")
     )

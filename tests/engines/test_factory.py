@@ -16,7 +16,7 @@ from agenttune.engines.transformers_engine import TransformersEngine
 
 def test_each_engine_from_config(tiny_model_config, tiny_model, tokenizer):
     engine = build_engine(replace(tiny_model_config, temperature=0.0), tiny_model, tokenizer)
-    assert isinstance(engine, TransformersEngine) and engine.token_exact and not engine.config.do_sample
+    assert isinstance(engine, TransformersEngine) and engine.token_exact and engine.temperature == 0.0
     scripted = build_engine(
         replace(tiny_model_config, engine="scripted"), tokenizer=tokenizer, policy=lambda c, t: ""
     )

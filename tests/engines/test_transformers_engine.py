@@ -59,3 +59,72 @@ def test_generation_stops_at_end_of_turn(tokenizer, tiny_model):
         abs(generation.logprobs[0] - (10.0 - torch.logsumexp(torch.tensor([10.0] + [0.0] * (vocab - 1)), 0)))
         < 1e-4
     )
+
+
+def test_rows_without_a_shared_prefix_match_one_at_a_time(tokenizer, tiny_model):
+    """Left padding only (no common first token): the rows still decode as they would alone."""
+    engine = TransformersEngine(tiny_model, tokenizer, max_new_tokens=5, temperature=0.0)
+    prompts = [[5, 6, 7, 8, 9], [11, 12]]
+    assert engine._shared_prefix_length(prompts) == 0
+    conversations = [CONVERSATIONS[0]] * 2
+    together = engine.generate(conversations, prompt_ids=prompts)
+    for generation, prompt in zip(together, prompts, strict=True):
+        [single] = engine.generate(conversations[:1], prompt_ids=[prompt])
+        assert generation.completion_ids == single.completion_ids
+
+
+def test_shared_prefix_leaves_each_row_a_token_and_needs_two_rows(tokenizer, tiny_model, monkeypatch):
+    engine = TransformersEngine(tiny_model, tokenizer)
+    assert engine._shared_prefix_length([[1, 2, 3, 4], [1, 2, 3, 5, 6]]) == 3
+    assert engine._shared_prefix_length([[1, 2, 3], [1, 2, 3, 4]]) == 2
+    assert engine._shared_prefix_length([[1, 2, 3]]) == 0
+    layers = tiny_model.config.num_hidden_layers
+    monkeypatch.setattr(tiny_model.config, "layer_types", ["linear_attention"] * layers, raising=False)
+    assert engine._shared_prefix_length([[1, 2, 3, 4], [1, 2, 3, 5, 6]]) == 0
+
+
+class StopAfterMarker(torch.nn.Module):
+    """The tiny model, except that a row whose last input token is ``marker`` is made to emit ``stop``."""
+
+    def __init__(self, model: torch.nn.Module, marker: int, stop: int) -> None:
+        super().__init__()
+        self.inner, self.marker, self.stop = model, marker, stop
+
+    @property
+    def config(self):
+        return self.inner.config
+
+    @property
+    def device(self):
+        return self.inner.device
+
+    def forward(self, input_ids: torch.Tensor, **kwargs):
+        output = self.inner(input_ids=input_ids, **kwargs)
+        hit = input_ids[:, -1] == self.marker
+        output.logits[hit, -1] = -1e4
+        output.logits[hit, -1, self.stop] = 1e4
+        return output
+
+
+def test_a_row_that_stops_leaves_the_batch_without_disturbing_the_others(tokenizer, tiny_model):
+    stop = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    marker = 42
+    model = StopAfterMarker(tiny_model, marker, stop)
+    engine = TransformersEngine(model, tokenizer, max_new_tokens=6, temperature=0.0)
+    prompts = [[7, 8, 9, 10, 11], [7, 8, 9, marker], [7, 8, 12, 13, 14, 15]]
+    conversations = [CONVERSATIONS[0]] * 3
+    together = engine.generate(conversations, prompt_ids=prompts)
+    assert together[1].completion_ids == [stop] and together[1].finish_reason == "stop"
+    for index in (0, 2):
+        [alone] = engine.generate(conversations[:1], prompt_ids=[prompts[index]])
+        assert together[index].completion_ids == alone.completion_ids
+        assert torch.allclose(torch.tensor(together[index].logprobs), torch.tensor(alone.logprobs), atol=1e-4)
+
+
+def test_top_p_samples_only_from_the_nucleus(tokenizer, tiny_model):
+    engine = TransformersEngine(tiny_model, tokenizer, temperature=1.0, top_p=0.5)
+    logits = torch.log(torch.tensor([[0.6, 0.3, 0.1], [0.2, 0.45, 0.35]])).repeat(200, 1)
+    tokens, logprobs = engine._sample(logits)
+    assert set(tokens[0::2].tolist()) == {0}
+    assert set(tokens[1::2].tolist()) == {1, 2}
+    assert torch.allclose(logprobs, torch.log_softmax(logits, -1).gather(1, tokens[:, None])[:, 0])
