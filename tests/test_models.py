@@ -38,11 +38,30 @@ def test_lora_trains_only_adapters(cache_dir):
     assert trainable and all("lora_" in name for name in trainable)
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without CUDA")
-def test_qlora_without_cuda_fails_with_a_message_that_says_so(cache_dir):
-    cfg = ModelConfig(name="local", path="Qwen/Qwen3-0.6B", quantization="nf4")
-    with pytest.raises(RuntimeError, match="CUDA"):
-        load_model(cfg, cache_dir)
+def test_qlora_is_nf4_with_double_quantisation_and_trains_only_adapters(cache_dir, tokenizer):
+    """4-bit NF4 base weights (bitsandbytes, CPU backend here), LoRA on every projection; one step moves
+    the adapters and leaves the packed 4-bit weights as they were."""
+    bnb = pytest.importorskip("bitsandbytes")
+    projections = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+    cfg = ModelConfig(
+        name="tiny_random", path="tiny_random", quantization="nf4", lora=LoraConfig(r=4, alpha=8)
+    )
+    model = load_model(cfg, cache_dir)
+    quantized = {n: m for n, m in model.named_modules() if isinstance(m, bnb.nn.Linear4bit)}
+    assert {name.rsplit(".", 1)[-1] for name in quantized} == {"base_layer"}
+    assert {name.rsplit(".", 2)[-2] for name in quantized} == set(projections)
+    state = next(iter(quantized.values())).weight.quant_state
+    assert state.quant_type == "nf4" and state.nested  # double quantisation: the scales are quantised too
+    packed = {n: m.weight.detach().clone() for n, m in quantized.items()}
+    adapters = {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
+    assert adapters and all("lora_" in name for name in adapters)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+    ids = torch.tensor([tokenizer.encode("the contract ends on the first of June")])
+    model(input_ids=ids, labels=ids).loss.backward()
+    optimizer.step()
+    assert all(torch.equal(m.weight, packed[n]) for n, m in quantized.items())
+    lora_b = [(n, p) for n, p in model.named_parameters() if "lora_B" in n]  # A's gradient is 0 while B is 0
+    assert lora_b and all(not torch.equal(p, adapters[n]) for n, p in lora_b)
 
 
 def test_unknown_quantization_is_refused(cache_dir):

@@ -9,6 +9,7 @@ are chosen by ``model.lora.enabled`` and ``model.quantization``.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from agenttune.config import ModelConfig
@@ -42,25 +43,27 @@ def load_tokenizer(cfg: ModelConfig, cache_dir: str | os.PathLike, init_from: st
 
 
 def _quantization_config(cfg: ModelConfig):
+    """4-bit NF4 with double quantisation, computing in ``model.dtype``.
+
+    bitsandbytes >= 0.48 runs it on CUDA and on CPU (its CPU backend: slow, but the same code path).
+    """
     if cfg.quantization == "none":
         return None
     if cfg.quantization != "nf4":
         raise ValueError(f"model.quantization={cfg.quantization!r}: use 'none' or 'nf4'")
     import torch
 
-    if not torch.cuda.is_available():
-        raise RuntimeError("model.quantization=nf4 (QLoRA) needs a CUDA GPU; this machine has none.")
     try:
         import bitsandbytes  # noqa: F401
     except ImportError as error:
-        raise ImportError("model.quantization=nf4 needs bitsandbytes: pip install -e '.[gpu]'") from error
+        raise ImportError("model.quantization=nf4 needs bitsandbytes: pip install -e '.[qlora]'") from error
     from transformers import BitsAndBytesConfig
 
     return BitsAndBytesConfig(
         load_in_4bit=True,
         bnb_4bit_quant_type="nf4",
         bnb_4bit_use_double_quant=True,
-        bnb_4bit_compute_dtype=torch.bfloat16,
+        bnb_4bit_compute_dtype=getattr(torch, cfg.dtype),
     )
 
 
@@ -80,24 +83,30 @@ def lora_config(cfg: ModelConfig):
 
 
 def load_model(cfg: ModelConfig, cache_dir: str | os.PathLike, init_from: str | None = None, seed: int = 0):
-    """Load the policy as a trainable causal LM (LoRA adapters attached when configured)."""
+    """Load the policy as a trainable causal LM (4-bit and LoRA adapters attached when configured)."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
+
+    quantization = _quantization_config(cfg)
+
+    def from_pretrained(path: str | os.PathLike):
+        return AutoModelForCausalLM.from_pretrained(
+            path, dtype=getattr(torch, cfg.dtype), quantization_config=quantization
+        )
 
     if cfg.path == TINY and not init_from:
         vocab_size = AutoConfig.from_pretrained(embedded_checkpoint(cache_dir)).vocab_size
         model = tiny_random_model(vocab_size, cfg.tiny_hidden_size, cfg.tiny_num_layers, seed)
+        if quantization is not None:  # bitsandbytes quantises while loading: save the random weights first
+            with tempfile.TemporaryDirectory() as folder:
+                model.save_pretrained(folder)
+                model = from_pretrained(folder)
     else:
-        quantization = _quantization_config(cfg)
-        model = AutoModelForCausalLM.from_pretrained(
-            resolve_path(cfg, cache_dir, init_from),
-            dtype=getattr(torch, cfg.dtype),
-            quantization_config=quantization,
-        )
-        if quantization is not None:
-            from peft import prepare_model_for_kbit_training
+        model = from_pretrained(resolve_path(cfg, cache_dir, init_from))
+    if quantization is not None:
+        from peft import prepare_model_for_kbit_training
 
-            model = prepare_model_for_kbit_training(model)
+        model = prepare_model_for_kbit_training(model)
     peft_config = lora_config(cfg)
     if peft_config is not None:
         from peft import get_peft_model

@@ -49,13 +49,15 @@ def train_policy(
     data: TrainingData,
     prefix: str = "train",
     stage: AlgorithmConfig | None = None,
+    resume_from: str | None = None,
     **trainer_kwargs,
 ) -> Path:
-    """Train with ``cfg.algorithm`` (resuming when ``cfg.resume``), log every step, save and return the policy.
+    """Train with ``cfg.algorithm`` from ``resume_from`` (see :func:`resume_checkpoint`) or from the start, log
+    every step, save and return the policy.
 
     Metrics go to metrics.jsonl as ``<prefix>/<name>``; checkpoints to ``checkpoints/checkpoint-<step>``; the
     final policy (with its tokenizer) to ``checkpoints/final``. A preliminary ``stage`` (e.g. the warm-start
-    SFT before RL) trains with that algorithm instead, into ``checkpoints/<prefix>/``, and is not resumed.
+    SFT before RL) trains with that algorithm instead, into ``checkpoints/<prefix>/``.
     """
     algorithm = stage or typed(cfg.algorithm, AlgorithmConfig)
     checkpoint_dir = run.checkpoint_dir / prefix if stage else run.checkpoint_dir
@@ -69,7 +71,6 @@ def train_policy(
         callbacks=[MetricsCallback(log_fn)],
         **trainer_kwargs,
     )
-    resume_from = resume_checkpoint(cfg, run) if not stage else None
     train(trainer, resume_from=resume_from)
     final = checkpoint_dir / "final"
     trainer.save_model(str(final))

@@ -24,7 +24,7 @@ from agenttune.benchmarks.cuad.teacher import RetrievalTeacher, check_trajectory
 from agenttune.config import AlgorithmConfig
 from agenttune.engines.scripted import ScriptedEngine
 from agenttune.events import EventLogWriter, write_jsonl
-from agenttune.pipelines.common import load_policy, train_policy, typed
+from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy, typed
 from agenttune.pipelines.log_datasets import training_data
 from agenttune.pipelines.search_agent import cuad_setup, evaluate, harness_factory
 from agenttune.rag.questions import QuestionRecord
@@ -81,4 +81,7 @@ def distill(
     run.set_summary(stats)
     algorithm = stage or typed(cfg.algorithm, AlgorithmConfig)
     data = training_data(algorithm, kept, tokenizer)
-    train_policy(cfg, run, model, tokenizer, data, prefix="distill" if stage else "train", stage=stage)
+    if stage:  # a warm start before another algorithm: never resumed on its own
+        train_policy(cfg, run, model, tokenizer, data, prefix="distill", stage=stage)
+    else:
+        train_policy(cfg, run, model, tokenizer, data, resume_from=resume_checkpoint(cfg, run))

@@ -34,7 +34,8 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         cfg.benchmark.num_train, cfg.warm_start.num_questions if cfg.warm_start.enabled else 0
     )
     train_questions, held_out, retriever = cuad_setup(cfg, num_questions)
-    warm_start = cfg.warm_start.enabled and not cfg.init_from and not resume_checkpoint(cfg, run)
+    resume_from = resume_checkpoint(cfg, run)
+    warm_start = cfg.warm_start.enabled and not cfg.init_from and not resume_from
     model, tokenizer = load_policy(cfg)
     evaluate(cfg, run, model, tokenizer, held_out, retriever, "eval_before")
     if warm_start:
@@ -47,6 +48,7 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         model,
         tokenizer,
         TrainingData(prompts=Dataset.from_list(prompt_rows(train_questions[: cfg.benchmark.num_train]))),
+        resume_from=resume_from,
         reward_funcs=[search_reward(cfg)],
         environment_factory=lambda: SearchEnvironment(make_harness),
     )

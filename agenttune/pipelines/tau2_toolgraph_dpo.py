@@ -35,7 +35,7 @@ from agenttune.benchmarks.tau2.oracle import PERTURBATIONS
 from agenttune.benchmarks.tau2.policy_agent import PolicyAgent
 from agenttune.config import ModelConfig
 from agenttune.events.schema import EventLog
-from agenttune.pipelines.common import load_policy, train_policy, typed
+from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy, typed
 from agenttune.pipelines.tau2_eval import (
     AgentFactory,
     all_tool_kinds,
@@ -199,7 +199,14 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     ref_logps = completion_logps(model.eval(), tokenizer, selection_keep, max_length)
     model.train()
     preferences = Dataset.from_list([{k: row[k] for k in TRL_COLUMNS} for row in train_rows])
-    train_policy(cfg, run, model, tokenizer, TrainingData(preferences=preferences))
+    train_policy(
+        cfg,
+        run,
+        model,
+        tokenizer,
+        TrainingData(preferences=preferences),
+        resume_from=resume_checkpoint(cfg, run),
+    )
     del model
 
     # 6: checkpoint selection

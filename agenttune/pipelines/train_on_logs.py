@@ -13,7 +13,7 @@ from omegaconf import DictConfig
 
 from agenttune.events import write_jsonl
 from agenttune.events.adp import import_adp
-from agenttune.pipelines.common import load_policy, train_policy
+from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy
 from agenttune.pipelines.log_datasets import reference_similarity, training_data
 from agenttune.rewards.format import tool_call_format
 from agenttune.tracking.run import RunContext
@@ -38,7 +38,9 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         [reference_similarity, tool_call_format] if cfg.algorithm.name in ("grpo", "rloo", "ppo") else None
     )
     before = {name: param.detach().clone() for name, param in model.named_parameters() if param.requires_grad}
-    train_policy(cfg, run, model, tokenizer, data, reward_funcs=rewards)
+    train_policy(
+        cfg, run, model, tokenizer, data, reward_funcs=rewards, resume_from=resume_checkpoint(cfg, run)
+    )
     changed = sum(
         not param.detach().equal(before[name]) for name, param in model.named_parameters() if name in before
     )

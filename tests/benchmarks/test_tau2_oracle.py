@@ -68,3 +68,39 @@ def test_oracle_scores_one_on_every_task(domain):
     harness = Tau2Harness(domain)
     logs = run_tasks(harness, harness.tasks("base"), OracleAgent)
     assert all(log.rewards()["total"] == 1.0 for log in logs)
+
+
+def writes_before_reading(task) -> bool:
+    """Whether the gold actions update a reservation without reading it first."""
+    names = [action.name for action in task.evaluation_criteria.actions or []]
+    return "update_reservation_flights" in names and "get_reservation_details" not in names
+
+
+def test_oracle_resends_a_call_the_toolgraph_gate_blocked():
+    """Gold action lists skip the reads before a write, so the gate blocks gold writes; the script sends
+    the blocked call again (which the gate lets through) and still scores 1.0."""
+    from agenttune.selfevolve.build import build_toolgraph
+    from agenttune.selfevolve.config import ToolGraphConfig
+    from agenttune.selfevolve.guard import ToolGraphHarness
+
+    harness = Tau2Harness("airline")
+    config = ToolGraphConfig()
+    env = ToolGraphHarness(harness, build_toolgraph(harness, "airline", config), config)
+    tasks = [t for t in harness.tasks("base") if writes_before_reading(t)][:2]
+    blocks, rewards = [], []
+    for task in tasks:
+        (log,) = run_tasks(env, [task], OracleAgent, agent_name="oracle")
+        rewards.append(log.rewards()["total"])
+        blocks += env.blocks
+        blocked_ids = {
+            e.payload.call_id for e in log.events if e.kind == EventKind.TOOL_RESULT and e.payload.is_error
+        }
+        calls = [e for e in log.events if e.kind == EventKind.TOOL_CALL]
+        assert len({c.payload.call_id for c in calls}) == len(calls)
+        for blocked in (c for c in calls if c.payload.call_id in blocked_ids):
+            following = calls[calls.index(blocked) + 1]
+            assert (following.payload.name, following.payload.arguments) == (
+                blocked.payload.name,
+                blocked.payload.arguments,
+            )
+    assert blocks and rewards == [1.0] * len(tasks)

@@ -43,7 +43,7 @@ def test_cuad_grpo_with_a_hub_model_and_the_vllm_engine(run_pipeline):
 
 
 def test_qlora_dpo_trains_the_embedded_model(run_pipeline):
-    pytest.importorskip("bitsandbytes", reason="model.quantization=nf4 needs the gpu extra")
+    pytest.importorskip("bitsandbytes", reason="model.quantization=nf4 needs the qlora extra")
     _, summary = run_pipeline(
         [
             "+experiment=smoke",

@@ -28,3 +28,14 @@ def test_smoke_trains_two_steps_and_changes_parameters(run_pipeline, algorithm):
     assert (run_dir / "eventlogs" / "train_source.jsonl").exists()
     steps = [line for line in (run_dir / "metrics.jsonl").read_text().splitlines() if '"train/' in line]
     assert len(steps) >= 2, "one metrics.jsonl record per logged step"
+
+
+def test_qlora_dpo_smoke_trains_the_adapters(run_pipeline):
+    """`model.quantization=nf4`: 4-bit NF4 base with LoRA r16 on q/k/v/o/gate/up/down, 2 DPO steps."""
+    pytest.importorskip("bitsandbytes")
+    _, summary = run_pipeline(
+        ["+experiment=smoke", "model=tiny_random", "algorithm=dpo", "model.quantization=nf4", *SMALL]
+    )
+    assert summary["status"] == "completed", summary["error"]
+    assert summary["metrics"]["train/global_step"] == 2
+    assert summary["metrics"]["train/params_changed_share"] == 1.0

@@ -9,6 +9,10 @@ calls, user actions (telecom's phone) as a message asking the user to run ``tool
 final message that states the task's ``communicate_info`` and asks whether there is anything else. It
 scores 1.0 on every airline, retail and telecom task with the scripted user.
 
+Inside ToolGraph, a scripted agent answers a gate or loop block of its call the way the gate's message
+allows: it sends the same call again, which then runs. (Gold action lists name the writes but often not the
+reads before them, so the pre-act gate blocks gold writes; a script cannot read the gate's advice.)
+
 :class:`PerturbedOracle` makes one kind of mistake (see :data:`PERTURBATIONS`).
 """
 
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agenttune.benchmarks.tau2.domains import STOP_TOKEN
 from agenttune.events.schema import Event, EventKind, TextPayload, ToolCallPayload
+from agenttune.selfevolve.guard import GATE_PREFIX
 
 if TYPE_CHECKING:
     from tau2.data_model.tasks import Action, Task
@@ -59,20 +64,40 @@ def gold_actions(task: Task) -> list[Action]:
     return list((task.evaluation_criteria.actions or []) if task.evaluation_criteria else [])
 
 
+def blocked_by_toolgraph(events: list[Event], call: Event) -> bool:
+    """Whether the last event is ToolGraph's answer blocking ``call`` (see selfevolve.guard)."""
+    last = events[-1] if events else None
+    return (
+        last is not None
+        and last.kind == EventKind.TOOL_RESULT
+        and last.payload.is_error
+        and last.payload.call_id == call.payload.call_id
+        and last.payload.content.startswith(GATE_PREFIX)
+    )
+
+
 class ScriptAgent:
-    """Plays a fixed list of actions, then ends the conversation with ``###STOP###``."""
+    """Plays a fixed list of actions, then ends the conversation with ``###STOP###``; a call that ToolGraph
+    blocked is sent once more before the script goes on."""
 
     def __init__(self, script: list[Event]) -> None:
         self.script = script
         self._next = 0
+        self._sent = 0
+        self._last_call: Event | None = None
 
     def act(self, events: list[Event]) -> Event:
-        if self._next >= len(self.script):
+        if self._last_call is not None and blocked_by_toolgraph(events, self._last_call):
+            action = copy.deepcopy(self._last_call)
+        elif self._next >= len(self.script):
             return text_event(STOP_TOKEN)
-        action = copy.deepcopy(self.script[self._next])
-        self._next += 1
+        else:
+            action = copy.deepcopy(self.script[self._next])
+            self._next += 1
         if action.kind == EventKind.TOOL_CALL:  # call ids are unique within an episode
-            action.payload.call_id = f"call_{self._next}"
+            self._sent += 1
+            action.payload.call_id = f"call_{self._sent}"
+            self._last_call = action
         return action
 
 
