@@ -104,10 +104,14 @@ class TransformersEngine(Engine):
             if not live.all():
                 batch.keep(live)
                 tokens = tokens[live]
-            batch.attention_mask = torch.nn.functional.pad(batch.attention_mask, (0, 1), value=1)
-            batch.positions = batch.positions + 1
-            logits = self._forward(tokens[:, None], batch, batch.positions[:, None])
+            logits = self._step(batch, tokens)
         return completions, logprobs
+
+    def _step(self, batch: _Batch, tokens: torch.Tensor) -> torch.Tensor:
+        """Append one token to every row of ``batch``; return the next-token logits."""
+        batch.attention_mask = torch.nn.functional.pad(batch.attention_mask, (0, 1), value=1)
+        batch.positions = batch.positions + 1
+        return self._forward(tokens[:, None], batch, batch.positions[:, None])
 
     def _prefill(self, prompts: list[list[int]]) -> tuple[_Batch, torch.Tensor]:
         """Run the shared prefix once, then every row's suffix; return the batch and next-token logits."""

@@ -1,7 +1,7 @@
 """Benchmarks of the agent runtime, one part at a time (``--part``), results merged into one JSON file.
 
 Part ``rollout``: multi-turn rollouts with the batched transformers engine (all live episodes in one
-``generate`` call per turn) against the same loop run one episode at a time. Same model, same tasks (the toy
+engine call per turn) against the same loop run one episode at a time. Same model, same tasks (the toy
 calculator harness in chat mode, so every episode runs ``--turns`` turns), greedy decoding, fixed
 ``--max-new-tokens``, full-tier token tracking on in both. Reports generated tokens/s and episodes/s, and
 the cost of one decode step at batch 1, 4 and 8 (the model's forward on one new token per row with a
@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from transformers import DynamicCache
 
 from agenttune.agents import ReAct, run_episodes
 from agenttune.agents.toy import CalculatorHarness, tasks
@@ -71,26 +70,17 @@ def timed_rollouts(engine: TransformersEngine, n: int, turns: int, batched: bool
     }
 
 
-def decode_step_ms(model: Any, batch: int, context: int, repeat: int = 8) -> float:
-    """Median milliseconds of one cached decode step for ``batch`` rows after ``context`` tokens."""
-    cache = DynamicCache(config=model.config)
-    ids = torch.randint(100, 1000, (batch, context), device=model.device)
-    mask = torch.ones_like(ids)
+def decode_step_ms(engine: TransformersEngine, batch: int, context: int, repeat: int = 8) -> float:
+    """Median milliseconds of one of the engine's decode steps for ``batch`` rows after ``context`` tokens."""
+    prompt = torch.randint(100, 1000, (context,)).tolist()
+    tokens = torch.full((batch,), prompt[-1], device=engine.model.device)
     times = []
+    engine.model.eval()
     with torch.no_grad():
-        model(input_ids=ids, attention_mask=mask, cache=cache, use_cache=True, logits_to_keep=1)
-        for step in range(repeat):
-            mask = torch.nn.functional.pad(mask, (0, 1), value=1)
-            positions = torch.full((batch, 1), context + step, device=model.device)
+        rows, _ = engine._prefill([prompt] * batch)
+        for _ in range(repeat):
             start = time.perf_counter()
-            model(
-                input_ids=ids[:, -1:],
-                attention_mask=mask,
-                position_ids=positions,
-                cache=cache,
-                use_cache=True,
-                logits_to_keep=1,
-            )
+            engine._step(rows, tokens)
             times.append(time.perf_counter() - start)
     return round(1000 * sorted(times)[len(times) // 2], 1)
 
@@ -105,8 +95,7 @@ def bench_rollout(args: argparse.Namespace) -> dict[str, Any]:
     print(f"sequential: {sequential}", flush=True)
     batched = timed_rollouts(engine, args.episodes, args.turns, batched=True)
     print(f"batched: {batched}", flush=True)
-    model.eval()
-    step_ms = {str(b): decode_step_ms(model, b, args.context) for b in (1, 4, 8)}
+    step_ms = {str(b): decode_step_ms(engine, b, args.context) for b in (1, 4, 8)}
     return {
         "model": cfg.name,
         "episodes": args.episodes,
