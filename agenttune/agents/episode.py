@@ -1,9 +1,10 @@
 """The episode loop: many episodes batched through one engine, each turned into an EventLog.
 
-Each turn, every live episode's conversation goes to the engine in one ``generate`` call (one call per distinct
-tool set). Each generation becomes events (REASONING, TEXT, TOOL_CALL with call ids, ERROR for parser errors);
-its actions go to the strategy or the harness; every observation is recorded; a TURN_COMPLETE closes the turn
-with ``end_of_turn`` or, on the last turn, why the episode ended (``agent_stop``, ``harness_done``,
+Every live episode's turns go through the engine's ``serve``: an episode's next turn goes to the engine as soon as
+its last one is generated and acted on (for engines without continuous batching, turn by turn: one ``generate``
+call per distinct tool set). Each generation becomes events (REASONING, TEXT, TOOL_CALL with call ids, ERROR for
+parser errors); its actions go to the strategy or the harness; every observation is recorded; a TURN_COMPLETE
+closes the turn with ``end_of_turn`` or, on the last turn, why the episode ended (``agent_stop``, ``harness_done``,
 ``max_turns``, ``error``). A harness reward becomes a REWARD event (scope ``episode`` when it ends the episode,
 ``turn`` for an attempt a strategy retries).
 
@@ -20,7 +21,6 @@ range (the validator checks that spans with logprobs cover them).
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,7 +36,7 @@ from agenttune.agents.state import (
 )
 from agenttune.agents.strategies import ReAct
 from agenttune.agents.tokens import TokenTrack
-from agenttune.engines.base import Engine, Generation
+from agenttune.engines.base import Engine, Generation, Request
 from agenttune.events.schema import (
     ErrorPayload,
     Event,
@@ -236,24 +236,19 @@ def run_episodes(
         if episode.finished:
             close(episode)
     live = [e for e in episodes if not e.finished]
-    while live:
-        for group in _by_tools(live):
-            conversations = [e.propose() for e in group]
-            prompt_ids = (
-                [e.track.prompt(c) for e, c in zip(group, conversations, strict=True)] if full else None
-            )
-            generations = engine.generate(conversations, group[0].tools or None, prompt_ids)
-            for episode, generation in zip(group, generations, strict=True):
-                episode.finish_turn(generation)
-                if episode.finished:
-                    close(episode)
-        live = [e for e in live if not e.finished]
+
+    def request(episode: Episode) -> Request:
+        conversation = episode.propose()
+        prompt_ids = episode.track.prompt(conversation) if full else None
+        return Request(conversation, episode.tools or None, prompt_ids)
+
+    def follow_up(index: int, generation: Generation) -> Request | None:
+        episode = live[index]
+        episode.finish_turn(generation)
+        if episode.finished:
+            close(episode)
+            return None
+        return request(episode)
+
+    engine.serve([request(e) for e in live], follow_up)
     return [logs[i] for i in range(len(episodes))]
-
-
-def _by_tools(episodes: list[Episode]) -> list[list[Episode]]:
-    """Episodes grouped by the tool schemas they offer (one engine call per group)."""
-    groups: dict[str, list[Episode]] = {}
-    for episode in episodes:
-        groups.setdefault(json.dumps(episode.tools, sort_keys=True), []).append(episode)
-    return list(groups.values())

@@ -4,11 +4,17 @@ Every backend (transformers, vLLM, OpenAI-compatible HTTP, scripted) implements 
 whose ``token_exact`` is true also accepts ``prompt_ids``: it then conditions on exactly those ids instead of
 rendering the conversation, which is how the episode loop keeps a full-tier log's ``token_ids`` equal to what the
 policy saw (see :mod:`agenttune.agents.tokens`).
+
+Multi-turn rollouts go through :meth:`Engine.serve`: every request's next turn is asked for as soon as its last
+one is generated. The default runs turn by turn on ``generate``; an engine that can admit a follow-up into a
+running batch (continuous batching, as the transformers engine does) overrides it.
 """
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -50,6 +56,18 @@ class Generation:
         return self.parsed.to_message()
 
 
+@dataclass
+class Request:
+    """One turn to generate: the conversation, the tools offered and (token-exact engines) the prompt's ids."""
+
+    conversation: list[Message]
+    tools: list[dict[str, Any]] | None = None
+    prompt_ids: list[int] | None = None
+
+
+FollowUp = Callable[[int, Generation], Request | None]
+
+
 class Engine(ABC):
     """A generation backend. Subclasses set ``token_exact`` when they honour ``prompt_ids``."""
 
@@ -68,6 +86,33 @@ class Engine(ABC):
         ``tools`` are OpenAI-style JSON schemas offered to the model. ``prompt_ids`` (token-exact engines only)
         replaces the rendering of each conversation by the given ids.
         """
+
+    def serve(self, requests: list[Request], follow_up: FollowUp) -> None:
+        """Generate every request, then each one's follow-ups until none is left.
+
+        Each generation goes to ``follow_up(index, generation)`` (``index`` is the request's position in
+        ``requests``), which returns that request's next turn, or ``None`` when it is done. This default is
+        turn-synchronous: a round is one :meth:`generate` call per distinct tool set, so every round lasts as
+        long as its longest generation.
+        """
+        pending = dict(enumerate(requests))
+        while pending:
+            groups: dict[str, list[int]] = {}
+            for index, request in pending.items():
+                groups.setdefault(json.dumps(request.tools, sort_keys=True), []).append(index)
+            current, pending = pending, {}
+            for group in groups.values():
+                batch = [current[index] for index in group]
+                prompt_ids = [request.prompt_ids for request in batch]
+                generations = self.generate(
+                    [request.conversation for request in batch],
+                    batch[0].tools,
+                    None if all(ids is None for ids in prompt_ids) else prompt_ids,
+                )
+                for index, generation in zip(group, generations, strict=True):
+                    request = follow_up(index, generation)
+                    if request is not None:
+                        pending[index] = request
 
     def _check_prompt_ids(
         self, conversations: list[list[Message]], prompt_ids: list[list[int]] | None

@@ -1,50 +1,81 @@
-"""Batched local generation with transformers: every conversation of a turn decoded together, token by token.
+"""Batched local generation with transformers: every request decoded together, token by token, in one cache.
 
 The engine runs its own decode loop on the model's forward pass and a :class:`~transformers.DynamicCache`,
-rather than ``model.generate``, for two savings that matter in multi-turn rollouts:
+rather than ``model.generate``, for savings that matter in multi-turn rollouts:
 
-* **Shared prefix.** Prompts in one batch usually open with the same system prompt and tool schemas. That
-  common prefix is run through the model once and its key/value cache repeated for every row; only each row's
-  own suffix is prefilled. Rows are laid out ``[prefix][padding][suffix]`` with position ids that skip the
-  padding, so each row sees exactly the tokens and positions it would see alone. Models with recurrent
-  (linear-attention) layers would carry state through the padding, so for them the shared prefix is empty
-  and rows are plainly left-padded.
-* **Finished rows leave the batch.** A row that emits a stop token is dropped from the cache and the batch at
-  once, so later steps only compute rows that are still generating.
+* **Continuous batching.** In :meth:`TransformersEngine.serve` a row whose turn ends hands its generation to the
+  caller's follow-up at once (the episode runs its tools there) and goes on with the next turn while the other
+  rows keep decoding; nobody waits for the slowest row of a round.
+* **Each row keeps its cache across turns.** A follow-up prompt that extends what the row's cache holds (its
+  prompt and sampled ids, as full-tier token tracking builds them) is fed only its new ids, in a forward pass of
+  the rows being fed. Any other prompt starts the row afresh.
+* **Shared prefix.** Prompts in one batch usually open with the same system prompt and tool schemas; that prefix
+  is run once and its keys and values repeated for every row.
+* **Finished rows leave the batch** at once, so later steps only compute rows that are still generating.
 
-Sampling is chosen by ``temperature`` (0 means greedy) and ``top_p``; generation stops at the tokenizer's
-stop tokens (eos, ``<|im_end|>``) or after ``max_new_tokens``. Each chosen token's logprob is
+The cache is one ``[rows, heads, slots, dim]`` tensor per layer, so a row's own tokens need not be contiguous:
+slots it does not use (left padding, slots added while other rows were fed, its turns before a fresh start) are
+masked out of attention, and position ids count only the row's own tokens, so each row sees exactly the tokens
+and positions it would see alone. Once unused slots are most of the cache it is compacted. Recurrent
+(linear-attention) or sliding-window layers would carry state through, or count, masked slots: for those models
+there is no shared prefix, rows are plainly left-padded, and ``serve`` runs turn by turn.
+
+Sampling is chosen by ``temperature`` (0 means greedy) and ``top_p``; a turn stops at the tokenizer's stop
+tokens (eos, ``<|im_end|>``) or after ``max_new_tokens``. Each chosen token's logprob is
 ``log_softmax(raw_logits / T)`` at that step (T = 1 when greedy), the convention TRL uses to score completions,
 so the logged values are comparable with the trainer's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch.nn.functional import pad
 from transformers import DynamicCache
 
-from agenttune.engines.base import Engine, Generation, Message
+from agenttune.engines.base import Engine, FollowUp, Generation, Message, Request
 from agenttune.engines.templates import stop_token_ids
+
+NextPrompt = Callable[[int, Generation], list[int] | None]
 
 
 @dataclass
 class _Batch:
-    """The rows still generating: their original indices, cache, attention mask and last position id."""
+    """The rows in the cache: their request indices, the cache, which slots each row uses, its last position."""
 
     rows: torch.Tensor
     cache: DynamicCache
     attention_mask: torch.Tensor
     positions: torch.Tensor
 
-    def keep(self, live: torch.Tensor) -> None:
-        index = live.nonzero()[:, 0]
+    def keep(self, index: torch.Tensor) -> None:
         self.rows = self.rows[index]
         self.cache.batch_select_indices(index)
         self.attention_mask = self.attention_mask[index]
         self.positions = self.positions[index]
+
+
+@dataclass
+class _Turn:
+    """One request's turn in progress: its prompt ids and what has been sampled after them."""
+
+    prompt: list[int]
+    ids: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+
+    def continuation(self, prompt: list[int]) -> tuple[list[int], bool]:
+        """The ids to feed for the next ``prompt`` and whether the row must start afresh.
+
+        The cache holds this turn's prompt and every sampled id but the last; a prompt extending that is fed
+        only its new ids.
+        """
+        held = self.prompt + self.ids[:-1]
+        if len(prompt) > len(held) and prompt[: len(held)] == held:
+            return prompt[len(held) :], False
+        return prompt, True
 
 
 class TransformersEngine(Engine):
@@ -72,45 +103,105 @@ class TransformersEngine(Engine):
         tools: list[dict[str, Any]] | None = None,
         prompt_ids: list[list[int]] | None = None,
     ) -> list[Generation]:
-        prompt_ids = self._prompt_token_ids(conversations, tools, prompt_ids)
-        if not prompt_ids:
-            return []
+        prompts = self._prompt_token_ids(conversations, tools, prompt_ids)
+        generations: dict[int, Generation] = {}
+
+        def collect(index: int, generation: Generation) -> None:
+            generations[index] = generation
+
+        self._run(prompts, collect)
+        return [generations[index] for index in range(len(prompts))]
+
+    def serve(self, requests: list[Request], follow_up: FollowUp) -> None:
+        """Continuous batching (see the module docstring); turn by turn for models it is unsafe for."""
+        if not self._attention_only():
+            super().serve(requests, follow_up)
+            return
+
+        def next_prompt(index: int, generation: Generation) -> list[int] | None:
+            request = follow_up(index, generation)
+            return None if request is None else self._request_ids(request)
+
+        self._run([self._request_ids(request) for request in requests], next_prompt)
+
+    def _request_ids(self, request: Request) -> list[int]:
+        ids = None if request.prompt_ids is None else [request.prompt_ids]
+        return self._prompt_token_ids([request.conversation], request.tools, ids)[0]
+
+    def _run(self, prompts: list[list[int]], next_prompt: NextPrompt) -> None:
+        if not prompts:
+            return
         was_training = self.model.training
         self.model.eval()
         try:
             with torch.no_grad():
-                completions, logprobs = self._decode(prompt_ids)
+                self._decode(prompts, next_prompt)
         finally:
             self.model.train(was_training)
-        return [
-            self._generation(prompt, ids, scores)
-            for prompt, ids, scores in zip(prompt_ids, completions, logprobs, strict=True)
-        ]
 
-    def _decode(self, prompts: list[list[int]]) -> tuple[list[list[int]], list[list[float]]]:
-        """Sample up to ``max_new_tokens`` per prompt; a row stops after its first stop token (kept)."""
+    def _decode(self, prompts: list[list[int]], next_prompt: NextPrompt) -> None:
+        """Sample every row until its turn ends (stop token, kept, or ``max_new_tokens``); then hand the turn to
+        ``next_prompt`` and feed the row the prompt it returns, or drop the row if it returns ``None``."""
+        turns = [_Turn(prompt) for prompt in prompts]
         batch, logits = self._prefill(prompts)
         stop_ids = torch.tensor(self.stop_ids, device=self.model.device)
-        completions: list[list[int]] = [[] for _ in prompts]
-        logprobs: list[list[float]] = [[] for _ in prompts]
-        for step in range(self.max_new_tokens):
+        while True:
             tokens, scores = self._sample(logits)
-            for row, token, score in zip(batch.rows.tolist(), tokens.tolist(), scores.tolist(), strict=True):
-                completions[row].append(token)
-                logprobs[row].append(score)
-            live = ~torch.isin(tokens, stop_ids)
-            if step == self.max_new_tokens - 1 or not live.any():
-                break
-            if not live.all():
-                batch.keep(live)
-                tokens = tokens[live]
-            logits = self._step(batch, tokens)
-        return completions, logprobs
+            rows = batch.rows.tolist()
+            for row, token, score in zip(rows, tokens.tolist(), scores.tolist(), strict=True):
+                turns[row].ids.append(token)
+                turns[row].logprobs.append(score)
+            full = torch.tensor(
+                [len(turns[row].ids) >= self.max_new_tokens for row in rows], device=tokens.device
+            )
+            ended = torch.isin(tokens, stop_ids) | full
+            feeds: dict[int, tuple[list[int], bool]] = {}  # batch position -> (ids to feed, start afresh)
+            for position in ended.nonzero()[:, 0].tolist():
+                turn = turns[rows[position]]
+                prompt = next_prompt(rows[position], self._generation(turn.prompt, turn.ids, turn.logprobs))
+                if prompt is not None:
+                    feeds[position] = turn.continuation(prompt)
+                    turns[rows[position]] = _Turn(prompt)
+            kept = ~ended
+            kept[list(feeds)] = True
+            if not kept.any():
+                return
+            logits = self._advance(batch, tokens, kept, ended, feeds)
 
-    def _step(self, batch: _Batch, tokens: torch.Tensor) -> torch.Tensor:
-        """Append one token to every row of ``batch``; return the next-token logits."""
-        batch.attention_mask = torch.nn.functional.pad(batch.attention_mask, (0, 1), value=1)
-        batch.positions = batch.positions + 1
+    def _advance(
+        self,
+        batch: _Batch,
+        tokens: torch.Tensor,
+        kept: torch.Tensor,
+        ended: torch.Tensor,
+        feeds: dict[int, tuple[list[int], bool]],
+    ) -> torch.Tensor:
+        """Drop the rows not ``kept``; append each decoding row's token and feed the others their next prompt.
+
+        Returns the next-token logits of the rows left.
+        """
+        after = kept.cumsum(0) - 1  # a kept row's position once the others are dropped
+        if not kept.all():
+            index = kept.nonzero()[:, 0]
+            batch.keep(index)
+            tokens, ended = tokens[index], ended[index]
+        logits = self._step(batch, tokens, ~ended) if not ended.all() else None
+        if not feeds:
+            return logits
+        fed = after[list(feeds)]
+        chunks = [ids for ids, _ in feeds.values()]
+        fresh = torch.tensor([afresh for _, afresh in feeds.values()], device=tokens.device)
+        fed_logits = self._feed(batch, fed, chunks, fresh)
+        if logits is None:
+            return fed_logits
+        logits[fed] = fed_logits
+        return logits
+
+    def _step(self, batch: _Batch, tokens: torch.Tensor, real: torch.Tensor | None = None) -> torch.Tensor:
+        """Append one token to every row (a masked slot where ``real`` is false); return next-token logits."""
+        real = torch.ones_like(tokens, dtype=torch.bool) if real is None else real
+        batch.attention_mask = torch.cat([batch.attention_mask, real[:, None].long()], dim=1)
+        batch.positions = batch.positions + real.long()
         return self._forward(tokens[:, None], batch, batch.positions[:, None])
 
     def _prefill(self, prompts: list[list[int]]) -> tuple[_Batch, torch.Tensor]:
@@ -122,30 +213,80 @@ class TransformersEngine(Engine):
             prefix = torch.tensor([prompts[0][:shared]], dtype=torch.long, device=device)
             self.model(input_ids=prefix, cache=cache, use_cache=True, logits_to_keep=1)
             cache.batch_repeat_interleave(len(prompts))
-        suffixes = [prompt[shared:] for prompt in prompts]
-        width = max(len(s) for s in suffixes)
-        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long, device=device)
-        suffix_mask = torch.zeros((len(prompts), width), dtype=torch.long, device=device)
-        for row, suffix in enumerate(suffixes):
-            ids[row, width - len(suffix) :] = torch.tensor(suffix, dtype=torch.long, device=device)
-            suffix_mask[row, width - len(suffix) :] = 1
-        prefix_mask = torch.ones((len(prompts), shared), dtype=torch.long, device=device)
+        rows = torch.arange(len(prompts), device=device)
         batch = _Batch(
-            rows=torch.arange(len(prompts), device=device),
+            rows=rows,
             cache=cache,
-            attention_mask=torch.cat([prefix_mask, suffix_mask], dim=1),
-            positions=torch.tensor([len(p) - 1 for p in prompts], device=device),
+            attention_mask=torch.ones((len(prompts), shared), dtype=torch.long, device=device),
+            positions=torch.full((len(prompts),), shared - 1, device=device),
         )
-        positions = (shared + suffix_mask.cumsum(1) - 1).clamp(min=0)
-        return batch, self._forward(ids, batch, positions)
+        suffixes = [prompt[shared:] for prompt in prompts]
+        return batch, self._feed(batch, rows, suffixes, torch.zeros_like(rows, dtype=torch.bool))
+
+    def _feed(
+        self, batch: _Batch, index: torch.Tensor, chunks: list[list[int]], fresh: torch.Tensor
+    ) -> torch.Tensor:
+        """Append ``chunks[i]`` to row ``index[i]`` (ascending) and return those rows' next-token logits.
+
+        A ``fresh`` row starts over: its earlier slots are masked and its positions restart at 0. Chunks are
+        left-padded to one width. When only some rows are fed, they run as a batch of their own on a copy of
+        their cache, which is then written back; the other rows get masked slots as wide as the chunks.
+        """
+        ids, chunk_mask = self._left_padded(chunks)
+        start = torch.where(fresh, -1, batch.positions[index])
+        attention_mask = torch.cat([batch.attention_mask[index] * ~fresh[:, None], chunk_mask], dim=1)
+        positions = (start[:, None] + chunk_mask.cumsum(1)).clamp(min=0)
+        last = start + chunk_mask.sum(1)
+        if len(index) == len(batch.rows):
+            batch.attention_mask, batch.positions = attention_mask, last
+            return self._forward(ids, batch, positions)
+        layers = [(layer.keys[index], layer.values[index]) for layer in batch.cache.layers]
+        fed = _Batch(index, DynamicCache(layers, config=self.model.config), attention_mask, last)
+        logits = self._forward(ids, fed, positions)
+        batch.attention_mask = pad(batch.attention_mask, (0, ids.shape[1]))
+        batch.attention_mask[index] = attention_mask
+        batch.positions[index] = last
+        for layer, fed_layer in zip(batch.cache.layers, fed.cache.layers, strict=True):
+            layer.keys = pad(layer.keys, (0, 0, 0, ids.shape[1]))
+            layer.values = pad(layer.values, (0, 0, 0, ids.shape[1]))
+            layer.keys[index], layer.values[index] = fed_layer.keys, fed_layer.values
+        self._compact(batch)
+        return logits
+
+    def _left_padded(self, chunks: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+        """The chunks as one left-padded id tensor and its mask (1 on real ids)."""
+        device = self.model.device
+        width = max(len(chunk) for chunk in chunks)
+        ids = torch.full((len(chunks), width), self.pad_id, dtype=torch.long, device=device)
+        mask = torch.zeros((len(chunks), width), dtype=torch.long, device=device)
+        for row, chunk in enumerate(chunks):
+            ids[row, width - len(chunk) :] = torch.tensor(chunk, dtype=torch.long, device=device)
+            mask[row, width - len(chunk) :] = 1
+        return ids, mask
+
+    def _compact(self, batch: _Batch) -> None:
+        """Once the busiest row uses under half the slots, drop the slots no row needs (order kept)."""
+        used = batch.attention_mask
+        width = int(used.sum(1).max())
+        if used.shape[1] <= 2 * width:
+            return
+        order = torch.sort(used, dim=1, stable=True).indices[:, -width:]  # each row's used slots, last
+        batch.attention_mask = used.gather(1, order)
+        for layer in batch.cache.layers:
+            index = order[:, None, :, None].expand(-1, layer.keys.shape[1], -1, layer.keys.shape[3])
+            layer.keys, layer.values = layer.keys.gather(2, index), layer.values.gather(2, index)
+
+    def _attention_only(self) -> bool:
+        """Whether every layer is full attention, so masked slots change nothing (see the module docstring)."""
+        layer_types = getattr(self.model.config.get_text_config(), "layer_types", None) or []
+        return all(kind == "full_attention" for kind in layer_types)
 
     def _shared_prefix_length(self, prompts: list[list[int]]) -> int:
         """Tokens every prompt starts with, leaving each row at least one token of its own.
 
         0 for a single prompt (nothing to share) and for models with non-attention layers (unsafe, see above).
         """
-        layer_types = getattr(self.model.config.get_text_config(), "layer_types", None) or []
-        if len(prompts) == 1 or any(kind != "full_attention" for kind in layer_types):
+        if len(prompts) == 1 or not self._attention_only():
             return 0
         limit = min(len(p) for p in prompts) - 1
         first = prompts[0]

@@ -1,18 +1,25 @@
 """Benchmarks of the agent runtime, one part at a time (``--part``), results merged into one JSON file.
 
-Part ``rollout``: multi-turn rollouts with the batched transformers engine (all live episodes in one
-engine call per turn) against the same loop run one episode at a time. Same model, same tasks (the toy
-calculator harness in chat mode, so every episode runs ``--turns`` turns), greedy decoding, fixed
-``--max-new-tokens``, full-tier token tracking on in both. Reports generated tokens/s and episodes/s, and
-the cost of one decode step at batch 1, 4 and 8 (the model's forward on one new token per row with a
-key/value cache of ``--context`` tokens): batching pays off as far as a batch-8 step costs less than 8
-batch-1 steps. The engine re-renders each turn's prompt in both loops (no cache is kept across calls); the
-batched loop prefills the prompts' shared prefix once per turn.
+Part ``rollout``: multi-turn rollouts of the batched transformers engine against the same engine run one
+episode at a time. Same model, same tasks (the toy calculator harness in chat mode, so every episode runs
+``--turns`` turns), fixed ``--max-new-tokens``, full-tier token tracking on. Three loops:
 
-    python scripts/bench/rollout.py --part rollout            # embedded SmolLM2-135M (converted once)
-    python scripts/bench/rollout.py --part rollout --tiny     # tiny random model, a smoke run
+* ``sequential``: one episode after another (each keeps its key/value cache across its turns);
+* ``turn by turn``: all episodes batched, one engine call per turn (the base ``Engine.serve``), so each
+  turn lasts as long as its longest row;
+* ``continuous``: all episodes in the engine's own ``serve``: a row that ends its turn is fed the next one at
+  once while the others decode.
 
-Writes ``outputs/bench/rollout.json`` (``--out``), one key per part.
+Reports generated tokens/s and episodes/s, and the cost of one decode step at batch 1, 4 and 8 (the model's
+forward on one new token per row after ``--context`` cached tokens): batching pays off as far as a batch-8
+step costs less than 8 batch-1 steps. Greedy by default (the loops then generate the same tokens);
+``--temperature`` samples, as RL rollouts do, and the loops then generate different tokens.
+
+    python scripts/bench/rollout.py --part rollout                   # embedded SmolLM2-135M (converted once)
+    python scripts/bench/rollout.py --part rollout --temperature 1   # sampled turns of varying length
+    python scripts/bench/rollout.py --part rollout --tiny            # tiny random model, a smoke run
+
+Writes ``outputs/bench/rollout.json`` (``--out``), one key per part (``rollout_temperature_<T>`` when sampling).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import torch
 from agenttune.agents import ReAct, run_episodes
 from agenttune.agents.toy import CalculatorHarness, tasks
 from agenttune.config import ModelConfig, repo_root
+from agenttune.engines.base import Engine
 from agenttune.engines.transformers_engine import TransformersEngine
 from agenttune.events.schema import EventLog
 from agenttune.models import load_model, load_tokenizer
@@ -46,10 +54,22 @@ def generated_tokens(logs: list[EventLog]) -> int:
     return sum(len(e.logprobs) for log in logs for e in log.events if e.logprobs is not None)
 
 
-def timed_rollouts(engine: TransformersEngine, n: int, turns: int, batched: bool) -> dict[str, float]:
+class TurnByTurnEngine(TransformersEngine):
+    """The transformers engine without continuous batching: one batched ``generate`` call per turn."""
+
+    serve = Engine.serve
+
+
+LOOPS = ("sequential", "turn by turn", "continuous")
+
+
+def timed_rollouts(
+    engine: TransformersEngine, n: int, turns: int, loop: str, seed: int = 0
+) -> dict[str, float]:
     strategy = ReAct(max_turns=turns)
+    torch.manual_seed(seed)
     start, cpu_start = time.perf_counter(), time.process_time()
-    if batched:
+    if loop != "sequential":
         logs = run_episodes(engine, lambda: CalculatorHarness(chat=True), strategy, tasks(n))
     else:
         logs = [
@@ -89,46 +109,60 @@ def bench_rollout(args: argparse.Namespace) -> dict[str, Any]:
     cfg = model_config(args.tiny)
     tokenizer = load_tokenizer(cfg, args.cache_dir)
     model = load_model(cfg, args.cache_dir)
-    engine = TransformersEngine(model, tokenizer, max_new_tokens=args.max_new_tokens, temperature=0.0)
-    timed_rollouts(engine, 2, 1, batched=True)  # warm-up
-    sequential = timed_rollouts(engine, args.episodes, args.turns, batched=False)
-    print(f"sequential: {sequential}", flush=True)
-    batched = timed_rollouts(engine, args.episodes, args.turns, batched=True)
-    print(f"batched: {batched}", flush=True)
-    step_ms = {str(b): decode_step_ms(engine, b, args.context) for b in (1, 4, 8)}
+    settings = {"max_new_tokens": args.max_new_tokens, "temperature": args.temperature}
+    engines = {
+        "sequential": TransformersEngine(model, tokenizer, **settings),
+        "turn by turn": TurnByTurnEngine(model, tokenizer, **settings),
+        "continuous": TransformersEngine(model, tokenizer, **settings),
+    }
+    timed_rollouts(engines["continuous"], 2, 1, "continuous")  # warm-up
+    loops = {}
+    for loop, engine in engines.items():
+        loops[loop] = timed_rollouts(engine, args.episodes, args.turns, loop)
+        print(f"{loop}: {loops[loop]}", flush=True)
+    sequential = loops["sequential"]
+    speedups = {
+        loop: {
+            "tokens_per_s": round(row["tokens_per_s"] / sequential["tokens_per_s"], 2),
+            "episodes_per_s": round(row["episodes_per_s"] / sequential["episodes_per_s"], 2),
+        }
+        for loop, row in loops.items()
+        if loop != "sequential"
+    }
+    step_ms = {str(b): decode_step_ms(engines["continuous"], b, args.context) for b in (1, 4, 8)}
     return {
         "model": cfg.name,
         "episodes": args.episodes,
         "turns": args.turns,
         "max_new_tokens": args.max_new_tokens,
+        "temperature": args.temperature,
         "torch_threads": torch.get_num_threads(),
         "load_average_1m": round(os.getloadavg()[0], 2),
-        "sequential": sequential,
-        "batched": batched,
-        "speedup_tokens_per_s": round(batched["tokens_per_s"] / sequential["tokens_per_s"], 2),
-        "speedup_episodes_per_s": round(batched["episodes_per_s"] / sequential["episodes_per_s"], 2),
-        "cpu_time_ratio": round(sequential["cpu_seconds"] / batched["cpu_seconds"], 2),
+        "loops": loops,
+        "speedup_over_sequential": speedups,
         "decode_step_ms": step_ms,
         "decode_context": args.context,
     }
 
 
 def print_rollout(result: dict[str, Any]) -> None:
+    sampling = f"temperature {result['temperature']}" if result["temperature"] > 0 else "greedy"
     print(
-        f"\nrollouts: {result['model']}, {result['episodes']} episodes x {result['turns']} turns, greedy, "
-        f"{result['max_new_tokens']} new tokens a turn, {result['torch_threads']} threads"
+        f"\nrollouts: {result['model']}, {result['episodes']} episodes x {result['turns']} turns, {sampling}, "
+        f"{result['max_new_tokens']} new tokens a turn, {result['torch_threads']} threads, "
+        f"load average {result['load_average_1m']}"
     )
-    print(f"{'loop':<12}{'seconds':>10}{'cpu s':>10}{'gen tokens':>12}{'tokens/s':>10}{'episodes/s':>12}")
-    for name in ("sequential", "batched"):
-        row = result[name]
+    print(
+        f"{'loop':<14}{'seconds':>10}{'cpu s':>10}{'gen tokens':>12}{'tokens/s':>10}{'episodes/s':>12}"
+        f"{'x tokens/s':>12}{'x episodes/s':>14}"
+    )
+    for name, row in result["loops"].items():
+        speedup = result["speedup_over_sequential"].get(name, {"tokens_per_s": 1.0, "episodes_per_s": 1.0})
         print(
-            f"{name:<12}{row['seconds']:>10.2f}{row['cpu_seconds']:>10.2f}{row['generated_tokens']:>12}"
+            f"{name:<14}{row['seconds']:>10.2f}{row['cpu_seconds']:>10.2f}{row['generated_tokens']:>12}"
             f"{row['tokens_per_s']:>10.1f}{row['episodes_per_s']:>12.3f}"
+            f"{speedup['tokens_per_s']:>12.2f}{speedup['episodes_per_s']:>14.2f}"
         )
-    print(
-        f"speedup: {result['speedup_tokens_per_s']}x tokens/s, {result['speedup_episodes_per_s']}x episodes/s "
-        f"(CPU time {result['cpu_time_ratio']}x less; load average {result['load_average_1m']})"
-    )
     steps = result["decode_step_ms"]
     print(
         f"one decode step after {result['decode_context']} tokens: "
@@ -152,6 +186,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=8)
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--max-new-tokens", type=int, default=32)
+    parser.add_argument("--temperature", type=float, default=0.0, help="0 decodes greedily")
     parser.add_argument("--context", type=int, default=220, help="cached tokens in the decode-step timing")
     parser.add_argument(
         "--cache-dir", default=os.environ.get("AGENTTUNE_CACHE_DIR", Path(repo_root()) / ".cache")
@@ -164,7 +199,7 @@ def main() -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     merged = json.loads(out.read_text()) if out.exists() else {}
-    merged[args.part] = result
+    merged[args.part if args.temperature <= 0 else f"{args.part}_temperature_{args.temperature:g}"] = result
     out.write_text(json.dumps(merged, indent=2) + "\n")
     print(f"wrote {out}")
 

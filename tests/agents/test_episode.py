@@ -69,22 +69,27 @@ def test_full_log_tokens_equal_the_rerendered_conversation_and_mask_only_generat
 
 
 def test_transformers_engine_is_batched_and_token_exact(tokenizer, tiny_model):
-    """A chatty harness keeps episodes going to max_turns; every turn is one batched call whose prompts are
-    exactly the log's token prefix, and whose sampled ids and logprobs are the spans'."""
-    calls = []
+    """A chatty harness keeps episodes going to max_turns; all of them are served in one continuous batch whose
+    prompts are exactly the log's token prefix, and whose sampled ids and logprobs are the spans'."""
+    sessions, served = [], {}
 
     class Recording(TransformersEngine):
-        def generate(self, conversations, tools=None, prompt_ids=None):
-            generations = super().generate(conversations, tools, prompt_ids)
-            calls.append(generations)
-            return generations
+        def serve(self, requests, follow_up):
+            sessions.append(len(requests))
+
+            def record(index, generation):
+                served.setdefault(index, []).append(generation)
+                return follow_up(index, generation)
+
+            super().serve(requests, record)
 
     engine = Recording(tiny_model, tokenizer, max_new_tokens=6, temperature=1.0)
     logs = run_episodes(engine, lambda: CalculatorHarness(chat=True), ReAct(max_turns=3), tasks(3))
-    assert [len(batch) for batch in calls] == [3, 3, 3]
+    assert sessions == [3]
     for index, log in enumerate(logs):
         assert log.tier == "full" and log.metadata["termination"] == "max_turns"
-        turns = [batch[index] for batch in calls]
+        turns = served[index]
+        assert len(turns) == 3
         spans = [(len(g.prompt_ids), len(g.prompt_ids) + len(g.completion_ids)) for g in turns]
         assert log.generated_spans == spans
         for generation in turns:

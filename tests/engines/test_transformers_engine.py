@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+
 import torch
 
+from agenttune.engines.base import Request
 from agenttune.engines.templates import encode, render
 from agenttune.engines.transformers_engine import TransformersEngine
 
@@ -128,3 +131,48 @@ def test_top_p_samples_only_from_the_nucleus(tokenizer, tiny_model):
     assert set(tokens[0::2].tolist()) == {0}
     assert set(tokens[1::2].tolist()) == {1, 2}
     assert torch.allclose(logprobs, torch.log_softmax(logits, -1).gather(1, tokens[:, None])[:, 0])
+
+
+def test_served_turns_decode_as_their_prompts_would_alone(tokenizer, tiny_model):
+    """Continuous batching: rows end turns at different steps, are fed their follow-ups (only the new ids when
+    a prompt extends the row's cache, all of it when it does not) while the others decode; every turn still
+    equals a one-row run of its prompt."""
+    stop = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    marker = 42
+    engine = TransformersEngine(
+        StopAfterMarker(tiny_model, marker, stop), tokenizer, max_new_tokens=5, temperature=0.0
+    )
+    prompts = [[7, 8, 9, 10, 11], [7, 8, 9, marker], [7, 8, 13, 14, 15, 16]]  # row 1 stops at once
+    served: dict[int, list] = {0: [], 1: [], 2: []}
+
+    def follow_up(index, generation):
+        served[index].append(generation)
+        if len(served[index]) == 3:
+            return None
+        if index == 2 and len(served[index]) == 1:
+            return Request([], prompt_ids=[30, 31, 32])  # not an extension: the row starts afresh
+        extra = {0: [20, 21], 1: [22, 23], 2: [24]}[index]
+        return Request([], prompt_ids=generation.prompt_ids + generation.completion_ids + extra)
+
+    engine.serve([Request([], prompt_ids=prompt) for prompt in prompts], follow_up)
+    assert [len(turns) for turns in served.values()] == [3, 3, 3]
+    assert served[1][0].completion_ids == [stop] and len(served[1][1].completion_ids) == 5
+    for turns in served.values():
+        for generation in turns:
+            [alone] = engine.generate([[]], prompt_ids=[generation.prompt_ids])
+            assert generation.completion_ids == alone.completion_ids
+            assert torch.allclose(torch.tensor(generation.logprobs), torch.tensor(alone.logprobs), atol=1e-4)
+
+
+def test_compacting_the_cache_changes_no_logits(tokenizer, tiny_model):
+    engine = TransformersEngine(tiny_model, tokenizer)
+    tiny_model.eval()
+    with torch.no_grad():
+        batch, _ = engine._prefill([[5, 6, 7], [8, 9, 10, 11, 12]])
+        for _ in range(12):  # slots no row uses
+            engine._step(batch, torch.tensor([3, 3]), torch.tensor([False, False]))
+        compacted = copy.deepcopy(batch)
+        engine._compact(compacted)
+        assert compacted.attention_mask.shape[1] == 5 and batch.attention_mask.shape[1] == 17
+        tokens = torch.tensor([13, 14])
+        assert torch.allclose(engine._step(batch, tokens), engine._step(compacted, tokens), atol=1e-5)
