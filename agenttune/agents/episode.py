@@ -203,7 +203,7 @@ def run_episodes(
     source: str = "",
     full: bool | None = None,
 ) -> list[EventLog]:
-    """Run one episode per task, batched turn by turn; return their logs in task order.
+    """Run one episode per task, all batched through ``engine.serve``; return their logs in task order.
 
     ``harnesses`` is a factory called once per task or one harness per task. ``tokenizer`` defaults to the
     engine's; logs are full tier when the engine is token-exact (``full=None``), or as ``full`` demands.
