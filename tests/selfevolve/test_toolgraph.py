@@ -16,7 +16,6 @@ from agenttune.events.schema import (
 )
 from agenttune.harness.protocol import StepResult
 from agenttune.selfevolve.agent import ToolGraphAgent
-from agenttune.selfevolve.build import wrap
 from agenttune.selfevolve.config import ToolGraphConfig
 from agenttune.selfevolve.guard import GATE_PREFIX, ToolGraphHarness
 from agenttune.selfevolve.toolgraph import ToolGraph, entity_of
@@ -197,8 +196,8 @@ def test_planning_prompt_goes_into_the_system_event(graph):
 
             return [Event(payload=SystemPayload(text="POLICY"), actor="system")]
 
-    on, _ = wrap(WithSystem(), None, graph, ToolGraphConfig())
-    off, _ = wrap(WithSystem(), None, graph, ToolGraphConfig(planning_prompt=False))
+    on = ToolGraphHarness(WithSystem(), graph, ToolGraphConfig())
+    off = ToolGraphHarness(WithSystem(), graph, ToolGraphConfig(planning_prompt=False))
     assert on.reset(None)[0].payload.text.startswith("POLICY\n\n## Tool plan")
     assert off.reset(None)[0].payload.text == "POLICY"
 
