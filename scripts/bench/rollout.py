@@ -60,9 +60,6 @@ class TurnByTurnEngine(TransformersEngine):
     serve = Engine.serve
 
 
-LOOPS = ("sequential", "turn by turn", "continuous")
-
-
 def timed_rollouts(
     engine: TransformersEngine, n: int, turns: int, loop: str, seed: int = 0
 ) -> dict[str, float]:
