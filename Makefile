@@ -44,6 +44,7 @@ bench: setup
 	$(PY) scripts/bench/eventlog.py
 	$(PY) scripts/bench/retrieval.py
 	$(PY) scripts/bench/rollout.py
+	$(PY) scripts/bench/rollout.py --temperature 1
 
 clean:
 	rm -rf $(VENV) outputs/* multirun
