@@ -162,24 +162,22 @@ class TransformersEngine(Engine):
                 if prompt is not None:
                     feeds[position] = turn.continuation(prompt)
                     turns[rows[position]] = _Turn(prompt)
-            kept = ~ended
-            kept[list(feeds)] = True
-            if not kept.any():
+            if ended.all() and not feeds:
                 return
-            logits = self._advance(batch, tokens, kept, ended, feeds)
+            logits = self._advance(batch, tokens, ended, feeds)
 
     def _advance(
         self,
         batch: _Batch,
         tokens: torch.Tensor,
-        kept: torch.Tensor,
         ended: torch.Tensor,
         feeds: dict[int, tuple[list[int], bool]],
     ) -> torch.Tensor:
-        """Drop the rows not ``kept``; append each decoding row's token and feed the others their next prompt.
-
-        Returns the next-token logits of the rows left.
+        """Drop the rows that ended without a next prompt; append each decoding row's token and feed the others
+        their next prompt. Returns the next-token logits of the rows left.
         """
+        kept = ~ended
+        kept[list(feeds)] = True
         after = kept.cumsum(0) - 1  # a kept row's position once the others are dropped
         if not kept.all():
             index = kept.nonzero()[:, 0]
