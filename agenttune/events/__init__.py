@@ -2,7 +2,7 @@
 
 ``schema`` (types, tiers, branches) and ``validation`` (the cross-event rules), ``io`` (JSONL, Parquet,
 datasets), ``projections`` (SFT rows, DPO pairs, RL rows, evaluator input, audit records), ``adp`` and
-``adp_quality`` (Agent Data Protocol), ``verl`` and ``verl_reward`` (export to verl), ``cli``
+``adp_quality`` (Agent Data Protocol), ``verl`` (export to verl; its reward is :mod:`agenttune.rewards.verl`), ``cli``
 (``python -m agenttune.events``).
 """
 

@@ -4,7 +4,7 @@ Each row has ``data_source`` (the log's source), ``prompt`` (the chat messages b
 turn: system and user text), ``ability``, ``reward_model`` (``{"style": "rule", "ground_truth": [answers]}``)
 and ``extra_info`` (index, split, log and task ids, the scoring ``metric``, and the log's tool schemas as JSON
 text). Ground truth is always a list of strings so every row has one Arrow type. The matching reward is
-:func:`agenttune.events.verl_reward.compute_score`; point verl's ``custom_reward_function.path`` at that file.
+:func:`agenttune.rewards.verl.compute_score`; point verl's ``custom_reward_function.path`` at that file.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""verl export layout and the reward module that scores with the project's answer metrics."""
+"""verl export layout: one parquet row per task prompt (the reward module is tested with the rewards)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from builders import search_episode
 
 from agenttune.events.verl import verl_row, write_verl_parquet
-from agenttune.events.verl_reward import compute_score
 
 
 def test_verl_rows_have_verls_layout(tmp_path):
@@ -32,12 +31,3 @@ def test_verl_rows_have_verls_layout(tmp_path):
 def test_verl_row_needs_ground_truth():
     with pytest.raises(ValueError, match="no ground truth"):
         verl_row(search_episode(), 0)
-
-
-def test_compute_score_uses_the_training_metrics():
-    assert compute_score("cuad_search", "so <answer>the Nevada</answer>", ["Nevada"]) == 1.0
-    assert compute_score("cuad_search", "Nevada without tags", "Nevada") == 0.0
-    f1 = compute_score("cuad_search", "<answer>laws of Nevada</answer>", ["Nevada"], {"metric": "token_f1"})
-    assert f1 == pytest.approx(2 * (1 / 3) / (1 / 3 + 1))
-    with pytest.raises(ValueError, match="unknown metric 'bleu'"):
-        compute_score("x", "<answer>a</answer>", "a", {"metric": "bleu"})

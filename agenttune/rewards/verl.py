@@ -1,7 +1,8 @@
 """verl reward module: ``compute_score`` scores with the project's own answer metrics.
 
 Use it as verl's ``custom_reward_function.path`` (function name ``compute_score``) with rows written by
-:mod:`agenttune.events.verl`. The answer is the last ``<answer>...</answer>`` block of the solution
+:mod:`agenttune.events.verl` (the export is a projection of the record; the scoring lives here, with the
+rewards). The answer is the last ``<answer>...</answer>`` block of the solution
 (:func:`agenttune.rewards.answer.extract_answer`), scored against every gold answer by the metric named in
 ``extra_info["metric"]``: ``exact_match`` (the default) or ``token_f1``.
 """
