@@ -2,8 +2,10 @@
 
 File formats go by extension: ``.jsonl`` (EventLogs, one a line), ``.parquet`` (one row per log) and
 ``.adp.json`` / ``.json`` (an ADP trajectory list). ``stats`` and ``validate`` exit 1 when a file holds anything
-invalid (a torn last line included), naming file and line; ``convert`` overwrites its output; ``quality`` prints
-the ADP quality report of each file and exits 1 with ``--strict`` when a check fails.
+invalid (a torn last line included), naming file and line; ``validate --tokenizer NAME_OR_PATH`` also checks that
+each full log's tool calls say what their token spans say (:func:`~agenttune.events.validation.check_call_text`);
+``convert`` overwrites its output; ``quality`` prints the ADP quality report of each file and exits 1 with
+``--strict`` when a check fails.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pydantic import ValidationError
 
 from agenttune.events.io import EventLogFileError, read_jsonl, read_parquet, write_jsonl, write_parquet
 from agenttune.events.schema import EventKind, EventLog, EventLogError
+from agenttune.events.validation import check_call_text
 
 
 def read_logs(path: str) -> tuple[list[EventLog], list[str]]:
@@ -71,6 +74,17 @@ def stats(logs: list[EventLog]) -> dict[str, dict[str, int]]:
     return {"tier": dict(tiers), "kind": dict(kinds), "tool": dict(tools.most_common())}
 
 
+def _call_text_problems(path: str, logs: list[EventLog], tokenizer) -> list[str]:
+    """``file: log <id>: message`` for each log whose tool calls disagree with their token spans."""
+    problems = []
+    for log in logs:
+        try:
+            check_call_text(log, tokenizer)
+        except EventLogError as error:
+            problems.append(f"{path}: log {log.id!r}: {error}")
+    return problems
+
+
 def _report_problems(problems: list[str]) -> None:
     for problem in problems:
         print(problem, file=sys.stderr)
@@ -85,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     ):
         command = commands.add_parser(name, help=text)
         command.add_argument("files", nargs="+")
+        if name == "validate":
+            command.add_argument(
+                "--tokenizer",
+                help="the logs' tokenizer (hub id or folder): check tool calls against their tokens",
+            )
     convert = commands.add_parser("convert", help="convert between .jsonl, .parquet and .adp.json")
     convert.add_argument("source")
     convert.add_argument("target")
@@ -111,9 +130,16 @@ def main(argv: list[str] | None = None) -> int:
             failed |= not report.ok
             print(json.dumps(report.as_dict(), ensure_ascii=False))
         return int(failed and args.strict)
+    tokenizer = None
+    if getattr(args, "tokenizer", None):
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
     status = 0
     for path in args.files:
         logs, problems = read_logs(path)
+        if tokenizer is not None:
+            problems += _call_text_problems(path, logs, tokenizer)
         _report_problems(problems)
         status |= bool(problems)
         if args.command == "stats":

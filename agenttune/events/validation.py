@@ -3,12 +3,18 @@
 Field types are checked when a log is decoded; these checks need the whole log: branch structure, tool-call
 linkage and the tier's token accounting. They run whenever an ``EventLog`` is built or decoded, and each raises
 :class:`~agenttune.events.schema.EventLogError` naming the offending event as ``event <index> (<kind>)``.
+
+:func:`check_call_text` needs the tokenizer too, so it runs when asked (``python -m agenttune.events validate
+--tokenizer ...``): in a full log each agent TOOL_CALL's arguments must be those written in the text of its own
+token span. A call changed after it was generated (a tool that kept an argument list and mutated it later) would
+otherwise leave a log whose record of the call disagrees with the tokens trained on.
 """
 
 from __future__ import annotations
 
+import json
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agenttune.events.schema import GENERATED_KINDS, SUPPORTED_VERSIONS, EventKind, EventLogError
 
@@ -230,4 +236,53 @@ def _check_generated_covered(
             raise EventLogError(
                 f"generated tokens {[start, end]} are not covered by event spans with logprobs: every "
                 "model-generated token needs an event span and a logprob"
+            )
+
+
+def _json_objects(text: str) -> list[Any]:
+    """The JSON objects written in ``text``, outermost only, in order."""
+    decoder, found = json.JSONDecoder(), []
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        found.append(value)
+        start = text.find("{", end)
+    return found
+
+
+def check_call_text(log: EventLog, tokenizer: Any) -> None:
+    """Raise :class:`EventLogError` if an agent TOOL_CALL of a full log disagrees with its token span.
+
+    The span's tokens are decoded with ``tokenizer`` (the one the log was recorded with) and must write the
+    call as a JSON object ``{"name": ..., "arguments": {...}}`` (the ``<tool_call>`` body; a missing
+    ``arguments`` means none) with the event's name and arguments. Light logs and events without a span have no
+    tokens to compare and pass.
+    """
+    if log.tier != "full":
+        return
+    for index, event in enumerate(log.events):
+        payload = event.payload
+        if payload.kind != EventKind.TOOL_CALL or event.actor != "agent" or event.span is None:
+            continue
+        start, end = event.span
+        text = tokenizer.decode(log.token_ids[start:end], skip_special_tokens=False)
+        written = [
+            obj.get("arguments", {})
+            for obj in _json_objects(text)
+            if isinstance(obj, dict) and obj.get("name") == payload.name
+        ]
+        if not written:
+            raise EventLogError(
+                f"{_where(index, event)} calls {payload.name!r}, but its token span writes no such call: {text!r:.200}"
+            )
+        logged = json.loads(json.dumps(payload.arguments))  # tuples as lists, as the text reads back
+        if logged not in written:
+            raise EventLogError(
+                f"{_where(index, event)} has arguments {json.dumps(logged)[:200]}, but its token span writes "
+                f"{json.dumps(written[0])[:200]}: the call was changed after it was generated (a tool that kept "
+                "and mutated an argument?)"
             )

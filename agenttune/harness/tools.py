@@ -17,6 +17,9 @@ error type         when
 Each error becomes a TOOL_RESULT with ``is_error=True`` and a message saying what went wrong, and is counted
 in :attr:`ToolRegistry.error_counts` (see :meth:`ToolRegistry.metrics`).
 
+A tool receives a deep copy of its call's arguments: a tool that keeps an argument (a list, a dict) and changes it
+later changes its own copy, never the logged TOOL_CALL, so the EventLog keeps saying what the model generated.
+
 In-process tools run in a daemon worker thread that the caller waits on until the deadline. Python cannot
 kill a thread, so a tool that times out keeps running in the background until it returns; its result is
 dropped. Tools that execute untrusted code must therefore run it through :mod:`agenttune.harness.sandbox`,
@@ -25,6 +28,7 @@ whose subprocess is killed at its time limit.
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections import Counter
@@ -133,10 +137,15 @@ class ToolRegistry:
         for fn in tools:
             self.register(fn)
 
-    def register(self, fn: Callable[..., Any]) -> dict[str, Any]:
-        """Add ``fn`` under its ``__name__``; returns its schema. Raises if the name is taken or the docstring
-        does not describe every argument."""
-        schema = get_json_schema(fn)
+    def register(self, fn: Callable[..., Any], schema: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Add ``fn``; returns its schema. Raises if the name is taken or the docstring does not describe every
+        argument.
+
+        Without ``schema`` the name and schema come from ``fn``'s signature and docstring; with one (an
+        OpenAI-style function schema, e.g. from a JSON tool spec) ``fn`` is registered under the schema's name
+        and its arguments are checked against the schema's ``parameters``.
+        """
+        schema = get_json_schema(fn) if schema is None else schema
         name = schema["function"]["name"]
         if name in self._tools:
             raise ValueError(f"a tool named {name!r} is already registered")
@@ -174,7 +183,8 @@ class ToolRegistry:
             raise TypeError(f"execute() takes a tool_call event, got {call.kind}")
         self.call_count += 1
         try:
-            return tool_result(call, self.call(call.payload.name, call.payload.arguments))
+            arguments = copy.deepcopy(call.payload.arguments)  # the logged call stays as generated
+            return tool_result(call, self.call(call.payload.name, arguments))
         except ToolFailure as failure:
             self.error_counts[failure.error_type] += 1
             return tool_result(call, ToolOutput(f"Error: {failure}"), is_error=True)
