@@ -87,6 +87,16 @@ class Engine(ABC):
         replaces the rendering of each conversation by the given ids.
         """
 
+    def sync_weights(self, model: Any) -> None:
+        """Sample from ``model``'s current weights from now on (on-policy training calls this before each rollout).
+
+        Engines that cannot serve a policy being trained (a remote endpoint) raise.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} serves a fixed model and cannot sample on-policy rollouts; "
+            "use model.engine=transformers or vllm for training"
+        )
+
     def serve(self, requests: list[Request], follow_up: FollowUp) -> None:
         """Generate every request, then each one's follow-ups until none is left.
 

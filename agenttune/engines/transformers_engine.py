@@ -97,6 +97,10 @@ class TransformersEngine(Engine):
         self.temperature = temperature
         self.top_p = top_p
 
+    def sync_weights(self, model: Any) -> None:
+        """Generate with ``model`` itself, the live object a trainer updates (no copy)."""
+        self.model = model
+
     def generate(
         self,
         conversations: list[list[Message]],

@@ -41,6 +41,15 @@ class VLLMEngine(Engine):
             stop_token_ids=self.stop_ids,
         )
 
+    def sync_weights(self, model: Any) -> None:
+        """Copy ``model``'s weights into the vLLM engine (in-process, as TRL's colocate mode does) and drop cached
+        prefixes computed with the old ones. A LoRA policy is refused: its adapter would have to be merged first."""
+        if hasattr(model, "peft_config"):
+            raise ValueError("engine=vllm cannot sync a LoRA policy while training; use model.engine=transformers")
+        runner = self.llm.llm_engine.model_executor.driver_worker.model_runner
+        runner.model.load_weights(model.state_dict().items())
+        self.llm.reset_prefix_cache()
+
     def generate(
         self,
         conversations: list[list[Message]],

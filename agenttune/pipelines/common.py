@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import torch
+from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from agenttune.config import AlgorithmConfig, ModelConfig
+from agenttune.engines import build_engine
+from agenttune.harness.protocol import Harness
 from agenttune.models import load_model, load_tokenizer
+from agenttune.rewards.episode import EpisodeReward
 from agenttune.tracking.resume import find_resume_checkpoint
 from agenttune.tracking.run import RunContext
 from agenttune.training import MetricsCallback, TrainingData, build_trainer, train
+from agenttune.training.rollouts import EpisodeRollouts
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +46,33 @@ def resume_checkpoint(cfg: DictConfig, run: RunContext) -> str | None:
     found = find_resume_checkpoint(cfg, run.dir)
     log.info("resume=true: continuing from %s", found or "nothing (no earlier checkpoint of this config)")
     return found
+
+
+def episode_rollouts(
+    cfg: DictConfig,
+    run: RunContext,
+    tokenizer,
+    tasks: Sequence[Any],
+    make_harness: Callable[[], Harness],
+    reward: EpisodeReward,
+) -> EpisodeRollouts:
+    """On-policy rollouts of ``tasks``: the ``model`` group's engine around the live policy, the ``strategy``
+    group, ``reward`` scoring each EventLog; every episode written to ``eventlogs/train/step-<N>.jsonl``."""
+    model_cfg = typed(cfg.model, ModelConfig)
+    return EpisodeRollouts(
+        tasks,
+        make_harness,
+        instantiate(cfg.strategy),
+        reward,
+        make_engine=lambda model: build_engine(model_cfg, model, tokenizer),
+        sampling={
+            "temperature": model_cfg.temperature,
+            "top_p": model_cfg.top_p,
+            "max_new_tokens": model_cfg.max_new_tokens,
+        },
+        log_dir=run.eventlog_dir / "train",
+        source=cfg.benchmark.name,
+    )
 
 
 def train_policy(

@@ -7,22 +7,20 @@
    ``warm_start.num_questions`` train questions, distilled with masked SFT (``cuad_distill``'s recipe,
    ``distill/*`` metrics), so that a small model calls ``search`` before RL. Skipped when the job resumes from a
    GRPO checkpoint (which holds the warm-started weights) or starts from ``init_from``.
-4. GRPO (``algorithm=grpo``; any on-policy algorithm of the ``algorithm`` group works) on the first
-   ``benchmark.num_train`` train questions, each rollout calling ``search`` through :class:`SearchEnvironment`,
-   rewarded by ``reward=cuad_search``.
+4. GRPO (``algorithm=grpo``; rloo and ppo work too) on the first ``benchmark.num_train`` train questions: each
+   rollout is an episode of the episode loop (the evaluation episodes' engine, strategy and search harness),
+   scored from its EventLog by ``reward=cuad_search`` and written to ``eventlogs/train/step-<N>.jsonl``.
 5. ``eval_after/*`` with the trained policy. Every episode is in ``eventlogs/``.
 """
 
 from __future__ import annotations
 
-from datasets import Dataset
 from omegaconf import DictConfig
 
 from agenttune.config import AlgorithmConfig
-from agenttune.harness.search_environment import SearchEnvironment
-from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy, typed
+from agenttune.pipelines.common import episode_rollouts, load_policy, resume_checkpoint, train_policy, typed
 from agenttune.pipelines.cuad_distill import distill
-from agenttune.pipelines.search_agent import cuad_setup, evaluate, harness_factory, prompt_rows, search_reward
+from agenttune.pipelines.search_agent import cuad_setup, evaluate, harness_factory, search_reward
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData
 
@@ -41,15 +39,9 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     if warm_start:
         stage = typed(cfg.warm_start.algorithm, AlgorithmConfig)
         distill(cfg, run, model, tokenizer, train_questions, retriever, stage=stage)
-    make_harness = harness_factory(cfg, retriever)
-    train_policy(
-        cfg,
-        run,
-        model,
-        tokenizer,
-        TrainingData(prompts=Dataset.from_list(prompt_rows(train_questions[: cfg.benchmark.num_train]))),
-        resume_from=resume_from,
-        reward_funcs=[search_reward(cfg)],
-        environment_factory=lambda: SearchEnvironment(make_harness),
+    tasks = train_questions[: cfg.benchmark.num_train]
+    rollouts = episode_rollouts(
+        cfg, run, tokenizer, tasks, harness_factory(cfg, retriever), search_reward(cfg)
     )
+    train_policy(cfg, run, model, tokenizer, TrainingData(), resume_from=resume_from, rollouts=rollouts)
     evaluate(cfg, run, model, tokenizer, held_out, retriever, "eval_after")

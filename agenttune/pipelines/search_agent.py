@@ -1,4 +1,4 @@
-"""The search agent's shared pieces: its corpus, retriever, question sets, evaluation episodes and GRPO rewards.
+"""The search agent's shared pieces: its corpus, retriever, question sets, evaluation episodes and episode rewards.
 
 Used by the ``cuad_grpo``, ``cuad_distill`` and ``legalbench_rag_transfer`` pipelines. Evaluation runs real
 episodes (engine + strategy + ``SearchCorpusHarness``), writes them to ``eventlogs/<name>.jsonl`` and scores them
@@ -7,7 +7,6 @@ with :func:`agenttune.benchmarks.cuad.metrics.search_metrics`.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,17 +15,19 @@ from hydra.utils import get_class, instantiate
 from omegaconf import DictConfig
 
 from agenttune.agents.episode import run_episodes
-from agenttune.benchmarks.cuad.dataset import corpus_for, cuad_questions, dataset_rows
+from agenttune.benchmarks.cuad.dataset import corpus_for, cuad_questions
 from agenttune.benchmarks.cuad.metrics import search_metrics
 from agenttune.config import HarnessConfig, ModelConfig
 from agenttune.engines import build_engine
 from agenttune.events import EventLogWriter
+from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.schema import EventLog
-from agenttune.harness.search_corpus import SEARCH_SYSTEM_PROMPT, SearchCorpusHarness
+from agenttune.harness.search_corpus import SearchCorpusHarness
 from agenttune.pipelines.common import typed
 from agenttune.rag.questions import QuestionRecord
 from agenttune.rag.retriever import Retriever
 from agenttune.rewards import cuad_search
+from agenttune.rewards.episode import EpisodeReward
 from agenttune.rewards.format import tool_call_format
 from agenttune.rewards.mix import RewardMix
 from agenttune.tracking.run import RunContext
@@ -99,29 +100,19 @@ def evaluate(
     return metrics, logs
 
 
-def prompt_rows(questions: Sequence[QuestionRecord]) -> list[dict[str, Any]]:
-    """GRPO prompts (the evaluation episodes' system prompt and question) with the reward columns."""
-    rows = dataset_rows(questions)
-    for row in rows:
-        row["prompt"] = [
-            {"role": "system", "content": SEARCH_SYSTEM_PROMPT},
-            {"role": "user", "content": row["question"]},
-        ]
-    return rows
-
-
-def with_search_state(reward: Callable) -> Callable:
-    """Add the rollout's ``retrieved_chunk_ids`` and ``num_searches`` columns, read from TRL's ``environments``."""
-
-    @functools.wraps(reward)
-    def scored(completions, environments=None, **columns):
-        if environments is None:
-            raise KeyError("search rewards need the rollout environments (GRPO with environment_factory)")
-        columns["retrieved_chunk_ids"] = [env.retrieved_chunk_ids for env in environments]
-        columns["num_searches"] = [env.num_searches for env in environments]
-        return reward(completions=completions, **columns)
-
-    return scored
+def search_columns(log: EventLog, question: QuestionRecord) -> dict[str, Any]:
+    """What the search rewards read, from an episode's EventLog and its question: the final reply, the chunks its
+    searches showed, how many searches it made, and the question's gold answer and evidence."""
+    record = evaluator_input(log)
+    return {
+        "completion": record["final_answer"],
+        "retrieved_chunk_ids": record["retrieved_ids"],
+        "num_searches": sum(call["name"] == "search" for call in record["tool_calls"]),
+        "answer": question.answer,
+        "answer_aliases": question.answer_aliases,
+        "gold_chunk_ids": question.gold_chunk_ids,
+        "hops": question.hops,
+    }
 
 
 SEARCH_REWARDS = {
@@ -133,6 +124,6 @@ SEARCH_REWARDS = {
 }
 
 
-def search_reward(cfg: DictConfig) -> Callable:
-    """The ``reward`` group's weighted mix of search rewards (each component logged as ``reward/<name>``)."""
-    return with_search_state(RewardMix.from_config(cfg.reward, SEARCH_REWARDS))
+def search_reward(cfg: DictConfig) -> EpisodeReward:
+    """The ``reward`` group's weighted mix of search rewards, scored on each episode's EventLog."""
+    return EpisodeReward(RewardMix.from_config(cfg.reward, SEARCH_REWARDS), search_columns)

@@ -41,6 +41,10 @@ class MixScores:
     failed: list[bool]  # a component raised on this sample
     errors: list[str] = field(default_factory=list)  # "<component> on sample <i>: <exception>"
 
+    def errors_on(self, index: int) -> list[str]:
+        """The errors raised on sample ``index``."""
+        return [error for error in self.errors if f" on sample {index}: " in error]
+
     def metrics(self) -> dict[str, float]:
         """``reward/total``, ``reward/<name>`` per component (NaN when it scored no sample) and ``reward/errors``."""
         out = {"reward/total": _mean(self.totals)}

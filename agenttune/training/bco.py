@@ -81,7 +81,7 @@ def build_bco(spec: TrainerSpec):
     """Paired BCO on ``data.preferences`` when given, else unpaired BCO on ``data.unpaired``."""
     if spec.data.preferences is not None:
         return build_dpo(spec, loss_type="bco_pair")
-    spec.refuse_tools()
+    spec.refuse_rollouts()
     algorithm = spec.algorithm
     args = KTOConfig(
         **common_arguments(algorithm, spec.output_dir),

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenttune.config import AlgorithmConfig
 from agenttune.training.data import TrainingData
 from agenttune.training.spec import TrainerSpec
+
+if TYPE_CHECKING:
+    from agenttune.training.rollouts import EpisodeRollouts
 
 
 def _builders() -> dict[str, Callable[[TrainerSpec], Any]]:
@@ -41,8 +44,7 @@ def build_trainer(
     data: TrainingData,
     output_dir: str,
     reward_funcs: Callable | list[Callable] | None = None,
-    environment_factory: Callable[[], Any] | dict[str, Callable[[], Any]] | None = None,
-    tools: list[Callable] | None = None,
+    rollouts: EpisodeRollouts | None = None,
     callbacks: list | None = None,
     peft_config=None,
     ref_model=None,
@@ -55,9 +57,9 @@ def build_trainer(
         tokenizer: its tokenizer, with a tool-calling chat template when tools are used.
         data: the datasets; each algorithm reads one field (see :mod:`agenttune.training.data`).
         output_dir: where checkpoints (``checkpoint-<step>/``) are written.
-        reward_funcs: TRL-style reward callables (grpo, rloo, ppo).
-        environment_factory: makes one environment per rollout, its public methods are tools (grpo, ppo).
-        tools: typed callables with Google-style docstrings (grpo, ppo).
+        reward_funcs: TRL-style reward callables for single-turn sampling from ``data.prompts`` (grpo, rloo).
+        rollouts: multi-turn episodes through the project's episode loop, their prompts and rewards included
+            (grpo, rloo, ppo; see :mod:`agenttune.training.rollouts`).
         callbacks: transformers callbacks, e.g. :class:`~agenttune.training.MetricsCallback` (the PPO loop
             takes only MetricsCallback).
         peft_config: a peft config to wrap ``model`` with (``agenttune.models.loading.lora_config``).
@@ -80,8 +82,7 @@ def build_trainer(
         data=data,
         output_dir=output_dir,
         reward_funcs=list(reward_funcs or []),
-        environment_factory=environment_factory,
-        tools=list(tools or []),
+        rollouts=rollouts,
         callbacks=list(callbacks or []),
         peft_config=peft_config,
         ref_model=ref_model,

@@ -10,7 +10,7 @@ def build_dpo(spec: TrainerSpec, loss_type: str | None = None):
     """A DPOTrainer on ``data.preferences``; ``loss_type`` overrides ``algorithm.preference_loss`` (bco uses it)."""
     from trl import DPOConfig, DPOTrainer
 
-    spec.refuse_tools()
+    spec.refuse_rollouts()
     algorithm = spec.algorithm
     args = DPOConfig(
         **common_arguments(algorithm, spec.output_dir),

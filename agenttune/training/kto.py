@@ -14,7 +14,7 @@ from agenttune.training.spec import TrainerSpec
 def build_kto(spec: TrainerSpec):
     from trl import KTOConfig, KTOTrainer
 
-    spec.refuse_tools()
+    spec.refuse_rollouts()
     algorithm = spec.algorithm
     args = KTOConfig(
         **common_arguments(algorithm, spec.output_dir), beta=algorithm.beta, max_length=algorithm.max_length

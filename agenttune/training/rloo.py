@@ -1,15 +1,23 @@
-"""RLOO: TRL's RLOOTrainer (leave-one-out baseline over ``num_generations`` samples per prompt; no tools)."""
+"""RLOO: a leave-one-out baseline over ``num_generations`` samples per prompt.
+
+Single-turn (``data.prompts`` and ``reward_funcs``): TRL's RLOOTrainer. TRL 1.16's RLOOTrainer has no rollout hook
+(no ``rollout_func``, no ``environment_factory``), so multi-turn episodes (``spec.rollouts``) train through
+GRPOTrainer's ``rollout_func`` with the leave-one-out advantage (:func:`agenttune.training.grpo.build_grpo`,
+``leave_one_out=True``); a KL term (``beta > 0``) then enters the loss, GRPO's way, rather than the reward.
+"""
 
 from __future__ import annotations
 
 from agenttune.training.arguments import on_policy_arguments
+from agenttune.training.grpo import build_grpo
 from agenttune.training.spec import TrainerSpec
 
 
 def build_rloo(spec: TrainerSpec):
+    if spec.rollouts is not None:
+        return build_grpo(spec, leave_one_out=True)
     from trl import RLOOConfig, RLOOTrainer
 
-    spec.refuse_tools()
     if not spec.reward_funcs:
         raise ValueError("rloo needs reward_funcs")
     spec.check_reference_reloadable()

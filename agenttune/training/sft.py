@@ -15,7 +15,7 @@ def build_sft(spec: TrainerSpec):
 
     from agenttune.training.weighted_sft import build_weighted_sft_trainer
 
-    spec.refuse_tools()
+    spec.refuse_rollouts()
     algorithm = spec.algorithm
     dataset = spec.data.require("sft", "sft")
     projected_here = "events" in dataset.column_names

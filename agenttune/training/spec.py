@@ -5,19 +5,22 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenttune.config import AlgorithmConfig
 from agenttune.training.data import TrainingData
+
+if TYPE_CHECKING:
+    from agenttune.training.rollouts import EpisodeRollouts
 
 
 @dataclass
 class TrainerSpec:
     """Everything a trainer is built from: the policy, its data, rewards, tools and callbacks.
 
-    ``reward_funcs`` are TRL-style callables ``f(prompts, completions, **columns) -> list[float]``;
-    ``environment_factory`` (GRPO and PPO) makes one environment per rollout whose public methods are tools;
-    ``tools`` are plain typed callables with Google-style docstrings.
+    ``reward_funcs`` are TRL-style callables ``f(prompts, completions, **columns) -> list[float]`` for single-turn
+    sampling from ``data.prompts``; ``rollouts`` (grpo, rloo, ppo) samples multi-turn episodes through the project's
+    episode loop instead, its prompts, tools and rewards included (:mod:`agenttune.training.rollouts`).
     """
 
     algorithm: AlgorithmConfig
@@ -26,18 +29,17 @@ class TrainerSpec:
     data: TrainingData
     output_dir: str
     reward_funcs: list[Callable] = field(default_factory=list)
-    environment_factory: Callable[[], Any] | dict[str, Callable[[], Any]] | None = None
-    tools: list[Callable] = field(default_factory=list)
+    rollouts: EpisodeRollouts | None = None
     callbacks: list[Any] = field(default_factory=list)
     peft_config: Any = None
     ref_model: Any = None
 
-    def refuse_tools(self) -> None:
-        """Fail for algorithms that cannot run tools during training."""
-        if self.tools or self.environment_factory is not None:
+    def refuse_rollouts(self) -> None:
+        """Fail for algorithms that do not sample while training."""
+        if self.rollouts is not None:
             raise ValueError(
-                f"algorithm {self.algorithm.name!r} does not call tools while training; "
-                "use grpo or ppo for multi-turn tool rollouts"
+                f"algorithm {self.algorithm.name!r} trains on recorded data and samples no rollouts; "
+                "use grpo, rloo or ppo for on-policy episodes"
             )
 
     def uses_adapters(self) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from calculator_rollouts import calculator_rollouts
 from datasets import Dataset
 
 from agenttune.config import AlgorithmConfig
@@ -24,30 +25,6 @@ def conversation(text: str) -> list[dict[str, str]]:
 def length_reward(completions, **kwargs) -> list[float]:
     """Longer answers score higher (gives the tiny random policy a varied signal)."""
     return [float(len(completion[-1]["content"])) for completion in completions]
-
-
-class LookupEnv:
-    """A key-value store the policy can query; counts its calls."""
-
-    def reset(self, **kwargs) -> None:
-        self.calls = 0
-
-    def lookup(self, key: str) -> str:
-        """Look up the value stored under a key.
-
-        Args:
-            key: The key to look up.
-
-        Returns:
-            The stored value.
-        """
-        self.calls += 1
-        return {"capital": "Paris"}.get(key, "unknown")
-
-
-def env_reward(completions, environments, **kwargs) -> list[float]:
-    """Length of the answer plus a bonus per tool call, read from each completion's environment."""
-    return [len(c[-1]["content"]) + env.calls for c, env in zip(completions, environments, strict=True)]
 
 
 def prompt_rows() -> Dataset:
@@ -94,7 +71,6 @@ def sft_rows(tokenizer) -> Dataset:
 ALGORITHM_DATA = {
     "grpo": lambda tokenizer: TrainingData(prompts=prompt_rows()),
     "rloo": lambda tokenizer: TrainingData(prompts=prompt_rows()),
-    "ppo": lambda tokenizer: TrainingData(prompts=prompt_rows()),
     "dpo": lambda tokenizer: TrainingData(preferences=preference_rows()),
     "bco": lambda tokenizer: TrainingData(preferences=preference_rows()),
     "kto": lambda tokenizer: TrainingData(unpaired=unpaired_rows()),
@@ -149,37 +125,34 @@ def run_two_steps(algorithm, tiny_model, tokenizer, data, tmp_path, **kwargs):
 @pytest.mark.parametrize("name", list(ALGORITHM_DATA))
 def test_two_steps_change_every_parameter_on_cpu(name, tiny_model, tokenizer, tmp_path):
     data = ALGORITHM_DATA[name](tokenizer)
-    on_policy = name in ("grpo", "rloo", "ppo")
+    on_policy = name in ("grpo", "rloo")
     # GRPO/RLOO with beta > 0 reload a reference from the model's path, which the tiny model has not
-    algorithm = tiny_algorithm(name, beta=0.0 if name in ("grpo", "rloo") else 0.1)
+    algorithm = tiny_algorithm(name, beta=0.0 if on_policy else 0.1)
     reward_funcs = [length_reward] if on_policy else None
     run_two_steps(algorithm, tiny_model, tokenizer, data, tmp_path, reward_funcs=reward_funcs)
 
 
-def test_grpo_with_environment_tools_on_cpu(tiny_model, tokenizer, tmp_path):
-    logged = run_two_steps(
-        tiny_algorithm("grpo", max_completion_length=12, beta=0.0),
-        tiny_model,
-        tokenizer,
-        TrainingData(prompts=prompt_rows()),
-        tmp_path,
-        reward_funcs=[env_reward],
-        environment_factory=LookupEnv,
-    )
-    assert any("tools/call_frequency" in metrics for _, metrics in logged)
-
-
-def test_ppo_logs_losses_kl_and_reward_on_cpu(tiny_model, tokenizer, tmp_path):
-    logged = run_two_steps(
-        tiny_algorithm("ppo"),
-        tiny_model,
-        tokenizer,
-        TrainingData(prompts=prompt_rows()),
-        tmp_path,
-        reward_funcs=[env_reward],
-        environment_factory=LookupEnv,
-    )
-    assert {"policy_loss", "value_loss", "kl", "reward", "tools/call_frequency"} <= set(logged[-1][1])
+@pytest.mark.parametrize("name", ["grpo", "rloo", "ppo"])
+def test_episode_rollouts_train_every_parameter_on_cpu(name, tiny_model, tokenizer, tmp_path):
+    """Multi-turn on-policy training through the episode loop: every parameter moves, each step's episodes are on
+    disk and the reward components are logged."""
+    rollouts = calculator_rollouts(tokenizer, log_dir=tmp_path / "eventlogs" / "train")
+    algorithm = tiny_algorithm(name, beta=0.0 if name != "ppo" else 0.1)
+    logged = run_two_steps(algorithm, tiny_model, tokenizer, TrainingData(), tmp_path, rollouts=rollouts)
+    metrics = {key for _, step_metrics in logged for key in step_metrics}
+    assert {
+        "reward/total",
+        "reward/correct",
+        "reward/length",
+        "episodes/failed",
+        "episodes/tool_calls",
+    } <= metrics
+    assert sorted(p.name for p in (tmp_path / "eventlogs" / "train").iterdir()) == [
+        "step-0.jsonl",
+        "step-1.jsonl",
+    ]
+    if name == "ppo":
+        assert {"policy_loss", "value_loss", "kl", "reward"} <= set(logged[-1][1])
 
 
 def test_bco_unpaired_on_cpu(tiny_model, tokenizer, tmp_path):

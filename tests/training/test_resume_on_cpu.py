@@ -4,16 +4,14 @@ checkpoint is removed (``save_total_limit``)."""
 from __future__ import annotations
 
 import pytest
-from test_algorithms_on_cpu import LookupEnv, env_reward, preference_rows, prompt_rows, tiny_algorithm
+from calculator_rollouts import calculator_rollouts
+from test_algorithms_on_cpu import preference_rows, tiny_algorithm
 
 from agenttune.training import TrainingData, build_trainer, last_checkpoint, train
 
 CASES = {
-    "dpo": (TrainingData(preferences=preference_rows()), {}),
-    "ppo": (
-        TrainingData(prompts=prompt_rows()),
-        {"reward_funcs": [env_reward], "environment_factory": LookupEnv},
-    ),
+    "dpo": lambda tokenizer: (TrainingData(preferences=preference_rows()), {}),
+    "ppo": lambda tokenizer: (TrainingData(), {"rollouts": calculator_rollouts(tokenizer)}),
 }
 
 
@@ -21,7 +19,7 @@ CASES = {
 def test_resume_continues_at_the_saved_step_on_cpu(name, tiny_model_config, cache_dir, tokenizer, tmp_path):
     from agenttune.models import load_model
 
-    data, kwargs = CASES[name]
+    data, kwargs = CASES[name](tokenizer)
     assert last_checkpoint(tmp_path) is None
     first = build_trainer(
         tiny_algorithm(name, save_steps=1),

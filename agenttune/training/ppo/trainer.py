@@ -2,9 +2,12 @@
 
 One training step:
 
-1. take ``per_device_batch_size * gradient_accumulation_steps`` prompts and sample ``num_generations``
-   multi-turn completions for each with the policy (:class:`~agenttune.training.ppo.rollout.Rollout`);
-2. score each completion with the reward functions (TRL's calling convention, see ``score``), summed;
+1. take ``per_device_batch_size * gradient_accumulation_steps`` training tasks and run ``num_generations``
+   episodes of each through the project's episode loop with the policy
+   (:class:`~agenttune.training.rollouts.EpisodeRollouts`: the configured engine, so ``model.temperature``,
+   ``model.top_p`` and ``model.max_new_tokens`` apply, and the ``strategy`` group), each scored by the ``reward``
+   group from its EventLog and written to ``eventlogs/train/step-<N>.jsonl``;
+2. the episode's ``total`` reward is its score;
 3. under no grad: the rollout policy's token log-probs and values, and, when ``beta > 0``, the reference
    policy's log-probs; per-token reward = ``-beta * (logp - ref_logp)`` plus the score on the last policy token;
 4. advantages and returns by GAE over policy tokens only (tool results are masked out), advantages whitened;
@@ -33,8 +36,8 @@ from agenttune.training.arguments import on_gpu
 from agenttune.training.callbacks import MetricsCallback
 from agenttune.training.checkpoints import rotate_checkpoints
 from agenttune.training.ppo.gae import masked_gae, whiten
-from agenttune.training.ppo.rollout import Episode, Rollout
 from agenttune.training.ppo.value_head import ValueHead
+from agenttune.training.rollouts import RolloutBatch, episode_metrics
 from agenttune.training.spec import TrainerSpec
 
 log = logging.getLogger(__name__)
@@ -68,10 +71,13 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (values * mask).sum() / mask.sum().clamp(min=1)
 
 
-def pad_episodes(episodes: list[Episode], pad_id: int) -> Batch:
+def pad_rollouts(rollouts: RolloutBatch, pad_id: int) -> Batch:
     """Right-padded prompt + completion ids, with a mask of the policy's own completion tokens."""
-    sequences = [episode.prompt_ids + episode.completion_ids for episode in episodes]
-    masks = [[0] * len(episode.prompt_ids) + episode.model_mask for episode in episodes]
+    pairs = zip(rollouts.prompt_ids, rollouts.completion_ids, strict=True)
+    sequences = [prompt + completion for prompt, completion in pairs]
+    masks = [
+        [0] * len(prompt) + mask for prompt, mask in zip(rollouts.prompt_ids, rollouts.env_mask, strict=True)
+    ]
     width = max(len(ids) for ids in sequences)
     input_ids = torch.tensor([ids + [pad_id] * (width - len(ids)) for ids in sequences])
     attention_mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids in sequences])
@@ -86,8 +92,12 @@ class PPOTrainer:
         self.args = spec.algorithm
         self.output_dir = spec.output_dir
         self.tokenizer = spec.tokenizer
-        self.dataset = spec.data.require("prompts", "ppo")
-        self.reward_funcs = list(spec.reward_funcs)
+        if spec.rollouts is None or spec.reward_funcs:
+            raise ValueError(
+                "ppo samples episodes through the episode loop: pass rollouts (and no reward_funcs)"
+            )
+        self.rollouts = spec.rollouts
+        self.dataset = spec.rollouts.dataset()
         unsupported = [
             type(callback).__name__
             for callback in spec.callbacks
@@ -111,9 +121,6 @@ class PPOTrainer:
             self.value_head.parameters()
         )
         self.optimizer = torch.optim.AdamW(parameters, lr=self.args.learning_rate)
-        self.rollout = Rollout(
-            self.model, self.tokenizer, self.args.max_completion_length, spec.tools, spec.environment_factory
-        )
         self.state = PPOState()
         gpu_bf16 = self.device.type == "cuda" and torch.cuda.is_bf16_supported()
         self.autocast = (lambda: torch.autocast("cuda", torch.bfloat16)) if gpu_bf16 else nullcontext
@@ -139,38 +146,6 @@ class PPOTrainer:
             )
             rows.append(self.dataset[int(order[index])])
         return rows
-
-    def score(self, episodes: list[Episode]) -> tuple[torch.Tensor, dict[str, float]]:
-        """Summed rewards per completion and the mean of each source.
-
-        Each reward function is called TRL's way: ``f(prompts=..., completions=..., completion_ids=..., **columns)``
-        where ``completions`` are lists of assistant and tool messages, ``columns`` are the dataset's other columns
-        and, with an environment factory, ``environments`` holds each completion's environment. An environment's
-        ``get_reward()``, when defined, is one more source.
-        """
-        rows = [episode.row for episode in episodes]
-        columns = {key: [row[key] for row in rows] for key in rows[0] if key != "prompt"}
-        environments = [episode.environment for episode in episodes]
-        if environments[0] is not None:
-            columns["environments"] = environments
-        sources = {getattr(func, "__name__", type(func).__name__): func for func in self.reward_funcs}
-        if environments[0] is not None and hasattr(environments[0], "get_reward"):
-            sources[type(environments[0]).__name__] = lambda **_: [env.get_reward() for env in environments]
-        if not sources:
-            raise ValueError("ppo needs reward_funcs or an environment with get_reward()")
-        scores = {
-            name: func(
-                prompts=[episode.prompt for episode in episodes],
-                completions=[episode.messages for episode in episodes],
-                completion_ids=[episode.completion_ids for episode in episodes],
-                **columns,
-            )
-            for name, func in sources.items()
-        }
-        total = torch.tensor(
-            [sum(values) for values in zip(*scores.values(), strict=True)], dtype=torch.float
-        )
-        return total, {f"rewards/{name}": sum(values) / len(values) for name, values in scores.items()}
 
     def forward(self, model, batch: Batch, with_values: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Log-probs of each next token and, when asked, the value of each position (both ``[B, T-1]``)."""
@@ -238,15 +213,17 @@ class PPOTrainer:
         }
 
     def training_step(self) -> dict[str, float]:
-        episodes = self.rollout(self.prompt_rows(self.state.global_step), self.args.num_generations)
-        scores, reward_metrics = self.score(episodes)
-        batch = pad_episodes(episodes, self.tokenizer.pad_token_id)
+        step = self.state.global_step
+        prompts = [row["prompt"] for row in self.prompt_rows(step) for _ in range(self.args.num_generations)]
+        rollouts = self.rollouts.sample(prompts, self.model, step)
+        scores = torch.tensor(rollouts.rewards, dtype=torch.float)
+        batch = pad_rollouts(rollouts, self.tokenizer.pad_token_id)
         batch = Batch(*(None if v is None else v.to(self.device) for v in vars(batch).values()))
         kl = self.prepare(batch, scores)
         minibatch = self.args.per_device_batch_size * self.args.num_generations
         updates = []
         for _ in range(self.args.ppo_epochs):
-            order = torch.randperm(len(episodes), device=self.device)
+            order = torch.randperm(len(scores), device=self.device)
             updates += [
                 self.update(batch.select(order[i : i + minibatch])) for i in range(0, len(order), minibatch)
             ]
@@ -256,9 +233,8 @@ class PPOTrainer:
             "kl": kl,
             "reward": scores.mean().item(),
             "reward_std": scores.std().item() if len(scores) > 1 else 0.0,
-            **reward_metrics,
+            **episode_metrics(rollouts.logs),
             "completion_length": batch.policy_mask.sum(-1).mean().item(),
-            "tools/call_frequency": sum(episode.tool_calls for episode in episodes) / len(episodes),
             "learning_rate": self.args.learning_rate,
         }
 
