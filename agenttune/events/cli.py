@@ -4,6 +4,8 @@ File formats go by extension: ``.jsonl`` (EventLogs, one a line), ``.parquet`` (
 ``.adp.json`` / ``.json`` (an ADP trajectory list). ``stats`` and ``validate`` exit 1 when a file holds anything
 invalid (a torn last line included), naming file and line; ``validate --tokenizer NAME_OR_PATH`` also checks that
 each full log's tool calls say what their token spans say (:func:`~agenttune.events.validation.check_call_text`);
+A folder stands for every ``.jsonl``/``.parquet`` file under it: ``stats <run>/eventlogs`` prints each file's
+counts, then the run's episodes by part (``train`` for on-policy training rollouts, ``eval_before``, ...);
 ``convert`` overwrites its output; ``quality`` prints the ADP quality report of each file and exits 1 with
 ``--strict`` when a check fails.
 """
@@ -74,6 +76,28 @@ def stats(logs: list[EventLog]) -> dict[str, dict[str, int]]:
     return {"tier": dict(tiers), "kind": dict(kinds), "tool": dict(tools.most_common())}
 
 
+def expand(paths: list[str]) -> list[str]:
+    """Each path, a folder replaced by the ``.jsonl`` and ``.parquet`` files under it (a run's ``eventlogs/``)."""
+    files = []
+    for path in paths:
+        folder = Path(path)
+        if folder.is_dir():
+            files += sorted(str(f) for f in folder.rglob("*") if f.suffix in (".jsonl", ".parquet"))
+        else:
+            files.append(path)
+    return files
+
+
+def episodes_by_part(folder: str, counts: dict[str, int]) -> dict[str, int]:
+    """Episodes of a run's ``eventlogs/`` folder by part: ``train`` (the ``train/step-<N>.jsonl`` files of on-policy
+    training) and each other file by name (``eval_before``, ``eval_after``, ``teacher``, ...)."""
+    parts: Counter = Counter()
+    for path, count in counts.items():
+        relative = Path(path).relative_to(folder)
+        parts[relative.parts[0] if len(relative.parts) > 1 else relative.stem] += count
+    return dict(sorted(parts.items()))
+
+
 def _call_text_problems(path: str, logs: list[EventLog], tokenizer) -> list[str]:
     """``file: log <id>: message`` for each log whose tool calls disagree with their token spans."""
     problems = []
@@ -98,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         ("validate", "check files against the schema"),
     ):
         command = commands.add_parser(name, help=text)
-        command.add_argument("files", nargs="+")
+        command.add_argument("files", nargs="+", help="files, or folders (every .jsonl/.parquet file under them)")
         if name == "validate":
             command.add_argument(
                 "--tokenizer",
@@ -136,8 +160,10 @@ def main(argv: list[str] | None = None) -> int:
 
         tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
     status = 0
-    for path in args.files:
+    counts: dict[str, int] = {}
+    for path in expand(args.files):
         logs, problems = read_logs(path)
+        counts[path] = len(logs)
         if tokenizer is not None:
             problems += _call_text_problems(path, logs, tokenizer)
         _report_problems(problems)
@@ -147,4 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             verdict = "invalid" if problems else "ok"
             print(f"{path}: {verdict} ({len(logs)} valid logs, {len(problems)} problems)")
+    if args.command == "stats":
+        for folder in (path for path in args.files if Path(path).is_dir()):
+            inside = {f: n for f, n in counts.items() if Path(folder) in Path(f).parents}
+            print(json.dumps({"folder": folder, "episodes": episodes_by_part(folder, inside)}))
     return status

@@ -25,6 +25,17 @@ def test_stats_counts_kinds_tiers_and_tools(tmp_path, capsys):
     assert stats["kind"]["tool_call"] == 2 and stats["kind"]["reward"] == 4 and stats["tool"] == {"search": 2}
 
 
+def test_stats_of_a_run_folder_counts_episodes_by_part(tmp_path, capsys):
+    folder = tmp_path / "eventlogs"
+    write_jsonl([search_episode(log_id="a"), search_episode(log_id="b")], folder / "train" / "step-0.jsonl")
+    write_jsonl([search_episode(log_id="c")], folder / "train" / "step-1.jsonl")
+    write_jsonl([search_episode(log_id="d")], folder / "eval_after.jsonl")
+    assert main(["stats", str(folder)]) == 0
+    *files, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [Path(f["file"]).name for f in files] == ["eval_after.jsonl", "step-0.jsonl", "step-1.jsonl"]
+    assert summary == {"folder": str(folder), "episodes": {"eval_after": 1, "train": 3}}
+
+
 def test_invalid_file_exits_1_naming_file_and_line(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text(dumps(search_episode()) + "\n{not json}\n" + dumps(search_episode()) + "\n")
