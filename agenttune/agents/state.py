@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenttune.agents.messages import event_message
+from agenttune.events.projections.messages import event_message
 from agenttune.events.schema import Event, replace
 
 Message = dict[str, Any]

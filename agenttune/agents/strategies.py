@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenttune.agents.messages import Message, events_to_messages
 from agenttune.agents.state import AGENT_STOP, HARNESS_DONE, MAX_TURNS, EpisodeState, TurnOutcome
+from agenttune.events.projections.messages import Message, events_to_messages
 from agenttune.events.schema import (
     Event,
     EventKind,

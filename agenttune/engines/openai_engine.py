@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from agenttune.engines.base import Engine, Generation, Message
-from agenttune.engines.tool_calls import format_tool_call
+from agenttune.engines.tool_calls import assistant_text
 
 
 class OpenAIEngine(Engine):
@@ -87,8 +87,8 @@ class OpenAIEngine(Engine):
 
 
 def _wire_message(message: Message) -> Message:
-    """The message as the API expects it: tool-call arguments as JSON strings, no local-only fields."""
-    wire = {k: v for k, v in message.items() if k != "reasoning_content"}
+    """The message as the API expects it: tool-call arguments as JSON strings."""
+    wire = dict(message)
     if message.get("tool_calls"):
         wire["tool_calls"] = [
             {**call, "function": {**call["function"], "arguments": json.dumps(call["function"]["arguments"])}}
@@ -101,11 +101,7 @@ def _generation(response: dict[str, Any]) -> Generation:
     """Parse one chat completion; native tool calls are written as ``<tool_call>`` blocks and parsed with the text."""
     choice = response["choices"][0]
     message = choice["message"]
-    blocks = [
-        format_tool_call(call["function"]["name"], call["function"].get("arguments") or "{}")
-        for call in message.get("tool_calls") or []
-    ]
-    text = "\n".join([message.get("content") or "", *blocks]) if blocks else message.get("content") or ""
+    text = assistant_text(message)
     tokens = (choice.get("logprobs") or {}).get("content") or []
     return Generation.from_text(
         text,

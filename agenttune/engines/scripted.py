@@ -16,7 +16,7 @@ from typing import Any
 
 from agenttune.engines.base import Engine, Generation, Message
 from agenttune.engines.templates import encode, end_of_turn, render
-from agenttune.engines.tool_calls import format_tool_call
+from agenttune.engines.tool_calls import assistant_text
 
 Policy = Callable[[list[Message], list[dict[str, Any]] | None], "Message | str"]
 
@@ -59,7 +59,7 @@ class ScriptedEngine(Engine):
     ) -> str:
         """The text the template renders for ``message`` after the generation prompt, before its stop token."""
         if self.tokenizer is None:
-            return _plain_text(message)
+            return assistant_text(message)
         prompt = render(self.tokenizer, conversation, tools, True)
         full = render(self.tokenizer, [*conversation, {"role": "assistant", **message}], tools, False)
         if not full.startswith(prompt):
@@ -68,10 +68,3 @@ class ScriptedEngine(Engine):
             )
         body = full[len(prompt) :]
         return body[: body.rfind(self.stop[1])] if self.stop[1] in body else body
-
-
-def _plain_text(message: Message) -> str:
-    """Raw text for a message without a tokenizer: content followed by Qwen-style tool-call blocks."""
-    calls = [call.get("function", call) for call in message.get("tool_calls") or []]
-    blocks = [format_tool_call(c["name"], c.get("arguments", {})) for c in calls]
-    return "\n".join([message.get("content") or "", *blocks]).strip()

@@ -17,6 +17,9 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from agenttune.events.projections.messages import render_part
+from agenttune.events.schema import EventKind
+
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 THINK = re.compile(r"\s*<think>(.*?)</think>", re.DOTALL)
 
@@ -60,18 +63,30 @@ class ParsedMessage:
         return [s for s in self.segments if s.kind == "tool_call"]
 
     def to_message(self, call_ids: list[str] | None = None) -> dict[str, Any]:
-        """The assistant chat message (OpenAI shape, arguments as objects); ids default to ``call_0``, ..."""
+        """The assistant chat message (OpenAI shape, arguments as objects); ids default to ``call_0``, ...
+
+        It is the message :mod:`agenttune.events.projections.messages` renders from this turn's events: reasoning
+        inline in ``<think>`` tags before the text, parts joined by a newline.
+        """
         calls = self.tool_calls
         call_ids = call_ids if call_ids is not None else [f"call_{i}" for i in range(len(calls))]
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
-        if self.reasoning:
-            message["reasoning_content"] = self.reasoning
+        parts = [render_part(EventKind.REASONING, s.value) for s in self.segments if s.kind == "reasoning"]
+        content = "\n".join(part for part in [*parts, self.content] if part)
+        message: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             message["tool_calls"] = [
                 {"id": call_id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
                 for call_id, c in zip(call_ids, calls, strict=True)
             ]
         return message
+
+
+def assistant_text(message: dict[str, Any]) -> str:
+    """An assistant chat message as the model writes it: its content, then one ``<tool_call>`` block per call
+    (``tool_calls`` in OpenAI shape, or bare ``{"name", "arguments"}``; arguments as objects or JSON text)."""
+    calls = [call.get("function", call) for call in message.get("tool_calls") or []]
+    blocks = [format_tool_call(c["name"], c.get("arguments") or {}) for c in calls]
+    return "\n".join(part for part in [message.get("content") or "", *blocks] if part)
 
 
 def format_tool_call(name: str, arguments: dict[str, Any] | str) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from datasets import Dataset
 
 from agenttune.config import AlgorithmConfig
-from agenttune.engines.tool_calls import format_tool_call
+from agenttune.engines.tool_calls import assistant_text
 from agenttune.events.projections.messages import chat_messages
 from agenttune.events.projections.sft import sft_rows
 from agenttune.events.schema import EventLog
@@ -49,15 +49,6 @@ def turn_targets(
     if not targets:
         raise ValueError("the logs hold no assistant turn after an opening user or system message")
     return targets
-
-
-def assistant_text(message: dict[str, Any]) -> str:
-    """An assistant message as the model writes it: its content, then each tool call as ``<tool_call>`` JSON."""
-    calls = [
-        format_tool_call(c["function"]["name"], c["function"]["arguments"])
-        for c in message.get("tool_calls", [])
-    ]
-    return "\n".join(part for part in [message.get("content") or "", *calls] if part)
 
 
 def reference_similarity(completions: list, reference: list[str], **kwargs: Any) -> list[float]:
