@@ -13,8 +13,8 @@ import time
 
 from agenttune.benchmarks.tau2.domains import DOMAINS
 from agenttune.benchmarks.tau2.harness import Tau2Harness
-from agenttune.benchmarks.tau2.metrics import summarize
-from agenttune.benchmarks.tau2.oracle import OracleAgent
+from agenttune.benchmarks.tau2.metrics import episode_reward, summarize
+from agenttune.benchmarks.tau2.oracle import oracle_script, script_engine
 from agenttune.benchmarks.tau2.runner import run_tasks
 
 
@@ -25,12 +25,12 @@ def main() -> None:
     args = parser.parse_args()
     for domain in args.domains:
         start = time.perf_counter()
-        harness = Tau2Harness(domain)
-        tasks = harness.tasks(args.split)
-        logs = run_tasks(harness, tasks, OracleAgent, agent_name="oracle", progress=True)
+        tasks = Tau2Harness(domain).tasks(args.split)
+        oracle = lambda task: script_engine(oracle_script(task))  # noqa: E731
+        logs = run_tasks(oracle, lambda d=domain: Tau2Harness(d), tasks, domain, "oracle", progress=True)
         seconds = time.perf_counter() - start
         summary = summarize(logs)
-        below = [log.task_id for log in logs if log.rewards()["total"] < 1.0]
+        below = [log.task_id for log in logs if episode_reward(log) < 1.0]
         print(
             f"{domain}: {len(tasks)} tasks, avg reward {summary['avg_reward']:.3f}, "
             f"{len(tasks) - len(below)}/{len(tasks)} at 1.0, {seconds:.1f} s ({seconds / len(tasks):.2f} s/task)"

@@ -14,6 +14,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from agenttune.events.schema import Event
 
+# A harness wrapper that answers a tool call instead of running it, as advice the agent may overrule (the same call
+# sent again runs), starts that TOOL_RESULT's content with this; scripted agents recognise it and send the call again.
+BLOCKED_PREFIX = "[blocked]"
+
 
 class EpisodeDone(RuntimeError):
     """Raised by ``Harness.step`` when the episode has already ended."""

@@ -1,10 +1,12 @@
 """tau2 evaluation: run ``harness.agent`` on ``benchmark.domains`` tasks of ``benchmark.split`` and score them.
 
-``harness.agent`` is ``policy`` (the model through its engine, :class:`PolicyAgent`), ``oracle`` (replays the
-gold actions; 1.0 on every task) or a perturbed oracle kind (``skip_write``, ``repeat_read``,
-``wrong_argument``, ``loop``). ``benchmark.num_eval`` > 0 keeps the first that many tasks of each domain.
-With ``harness.toolgraph.enabled`` the agent runs inside the ToolGraph wrappers (graph from the schemas and
-the domain rules only; the ``tau2_toolgraph_dpo`` pipeline fits its weights on successful trajectories).
+``harness.agent`` is ``policy`` (the model through its engine, every task's episode batched through the one
+episode loop), ``oracle`` (a scripted engine replaying the gold actions; 1.0 on every task) or a perturbed oracle
+kind (``skip_write``, ``repeat_read``, ``wrong_argument``, ``loop``). ``benchmark.num_eval`` > 0 keeps the first
+that many tasks of each domain. With ``harness.toolgraph.enabled`` each task's harness runs inside
+:class:`~agenttune.selfevolve.guard.ToolGraphHarness` and, with ``candidate_scoring``, the policy's engine inside
+:class:`~agenttune.selfevolve.candidates.ToolGraphEngine` (graph from the schemas and the benchmark's domain rules
+only; the ``tau2_toolgraph_dpo`` pipeline fits its weights on successful trajectories).
 
 Episodes go to ``eventlogs/eval_<domain>.jsonl``; metrics ``eval/avg_reward`` (all episodes) and
 ``eval/<domain>/<metric>`` (:func:`agenttune.benchmarks.tau2.metrics.summarize`).
@@ -24,22 +26,26 @@ from omegaconf import DictConfig
 from agenttune.benchmarks.tau2.domains import load_tasks
 from agenttune.benchmarks.tau2.harness import Tau2Harness
 from agenttune.benchmarks.tau2.metrics import summarize
-from agenttune.benchmarks.tau2.oracle import PERTURBATIONS, OracleAgent, PerturbedOracle
-from agenttune.benchmarks.tau2.policy_agent import PolicyAgent
-from agenttune.benchmarks.tau2.runner import run_tasks
+from agenttune.benchmarks.tau2.oracle import PERTURBATIONS
+from agenttune.benchmarks.tau2.oracle import scripted_agent as scripted_engine_for
+from agenttune.benchmarks.tau2.rules import rules_for
+from agenttune.benchmarks.tau2.runner import EngineFor, run_tasks
 from agenttune.config import ModelConfig
+from agenttune.engines.base import Engine
 from agenttune.events import EventLogWriter
 from agenttune.events.schema import EventLog
 from agenttune.pipelines.common import load_policy, typed
-from agenttune.selfevolve.agent import ToolGraphAgent
 from agenttune.selfevolve.build import build_toolgraph
+from agenttune.selfevolve.candidates import ToolGraphEngine
 from agenttune.selfevolve.config import ToolGraphConfig
 from agenttune.selfevolve.guard import ToolGraphHarness
+from agenttune.selfevolve.toolgraph import ToolGraph
 from agenttune.tracking.run import RunContext
 
 log = logging.getLogger(__name__)
 
-AgentFactory = Callable[[Any], Any]  # task -> agent with act(events)
+Agent = Engine | EngineFor  # the policy's engine, or task -> a scripted engine
+HarnessFactory = Callable[[], Any]  # a fresh harness (one per task: it holds the episode's state)
 AGENT_KINDS = ("policy", "oracle", *PERTURBATIONS)
 
 
@@ -68,14 +74,11 @@ def all_tool_kinds(harness: Tau2Harness) -> dict[str, str]:
     return {**harness.tool_kinds(), **harness.user_tool_kinds()}
 
 
-def oracle_factory(kind: str, harness: Tau2Harness) -> AgentFactory:
-    """``oracle`` or a perturbed oracle kind, as a task -> agent factory."""
-    if kind == "oracle":
-        return OracleAgent
-    if kind not in PERTURBATIONS:
+def scripted_agent(kind: str, harness: Tau2Harness) -> EngineFor:
+    """``oracle`` or a perturbed oracle kind, as task -> scripted engine."""
+    if kind != "oracle" and kind not in PERTURBATIONS:
         raise ValueError(f"harness.agent={kind!r}: choose one of {AGENT_KINDS}")
-    kinds = all_tool_kinds(harness)
-    return lambda task: PerturbedOracle(task, kind, kinds)
+    return scripted_engine_for(kind, all_tool_kinds(harness))
 
 
 def toolgraph_config(cfg: DictConfig) -> ToolGraphConfig:
@@ -91,20 +94,28 @@ def toolgraph_config(cfg: DictConfig) -> ToolGraphConfig:
     )
 
 
+def domain_toolgraph(
+    harness: Tau2Harness, config: ToolGraphConfig, success_logs: Sequence[EventLog] = ()
+) -> ToolGraph:
+    """The domain's ToolGraph with the benchmark's rules for it."""
+    return build_toolgraph(harness, rules_for(harness.domain), config, success_logs)
+
+
 def with_toolgraph(
-    harness: Any, make_agent: AgentFactory, graph: Any, config: ToolGraphConfig
-) -> tuple[Any, AgentFactory]:
-    """The ToolGraph-wrapped harness and agent factory (every mechanism ``config`` switches on)."""
-    return ToolGraphHarness(harness, graph, config), lambda task: ToolGraphAgent(
-        make_agent(task), graph, config
-    )
+    make_harness: HarnessFactory, agent: Agent, graph: ToolGraph, config: ToolGraphConfig
+) -> tuple[HarnessFactory, Agent]:
+    """ToolGraph-wrapped harnesses and agent: every mechanism ``config`` switches on (candidate scoring samples the
+    policy's engine; a scripted agent has one answer to give)."""
+    if config.candidate_scoring and isinstance(agent, Engine):
+        agent = ToolGraphEngine(agent, graph, config)
+    return lambda: ToolGraphHarness(make_harness(), graph, config), agent
 
 
 def run_and_write(
-    run: RunContext, harness: Any, tasks: Sequence, make_agent: AgentFactory, domain: str, name: str
+    run: RunContext, make_harness: HarnessFactory, tasks: Sequence, agent: Agent, domain: str, name: str
 ) -> list[EventLog]:
     """Run ``tasks`` and write the episodes to ``eventlogs/<name>.jsonl``."""
-    logs = run_tasks(harness, tasks, make_agent, domain=domain, agent_name=name)
+    logs = run_tasks(agent, make_harness, tasks, domain, agent_name=name)
     with EventLogWriter(run.eventlog_dir / f"{name}.jsonl") as writer:
         for episode in logs:
             writer.write(episode)
@@ -129,20 +140,12 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     for domain in domains_of(cfg):
         harness = make_harness(cfg, domain)
         tasks = tasks_of(domain, cfg.benchmark.split, cfg.benchmark.num_eval)
-        if engine is not None:
-            tools = harness.tool_schemas()
-            make_agent: AgentFactory = lambda task, tools=tools: PolicyAgent(engine, tools)  # noqa: E731
-        else:
-            make_agent = oracle_factory(kind, harness)
-        env: Any = harness
+        agent: Agent = engine if engine is not None else scripted_agent(kind, harness)
+        harnesses: HarnessFactory = lambda domain=domain: make_harness(cfg, domain)  # noqa: E731
         if cfg.harness.toolgraph.enabled:
-            env, make_agent = with_toolgraph(
-                harness,
-                make_agent,
-                build_toolgraph(harness, domain, toolgraph_config(cfg)),
-                toolgraph_config(cfg),
-            )
-        logs = run_and_write(run, env, tasks, make_agent, domain, f"eval_{domain}")
+            config = toolgraph_config(cfg)
+            harnesses, agent = with_toolgraph(harnesses, agent, domain_toolgraph(harness, config), config)
+        logs = run_and_write(run, harnesses, tasks, agent, domain, f"eval_{domain}")
         all_logs += logs
         metrics.update(domain_metrics(logs, f"eval/{domain}"))
         log.info(

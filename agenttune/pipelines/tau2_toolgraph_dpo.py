@@ -3,11 +3,13 @@
 
 1. Collect trajectories on the train split (``benchmark.num_train`` > 0 tasks per domain). On CPU no LLM is
    needed: successes come from the oracle and failures from the perturbed oracles (every kind of
-   :data:`~agenttune.benchmarks.tau2.oracle.PERTURBATIONS`). :func:`collect` takes task -> agent factories,
-   so with a GPU or an endpoint the policy's own rollouts (``PolicyAgent`` factories) take their place.
+   :data:`~agenttune.benchmarks.tau2.oracle.PERTURBATIONS`), scripted engines run through the one episode loop.
+   :func:`collect` takes agents (an engine, or task -> scripted engine), so with a GPU or an endpoint the policy's
+   own rollouts (its engine, batched over the tasks) take their place.
 2. Failure attribution counts -> ``selfevolve/attributed_<category>``.
 3. One ToolGraph per domain, its weights fitted on the successful trajectories.
-4. Divergence-point DPO pairs with the ToolGraph planning prompt; counts after each filter -> ``pairs/<name>``.
+4. Divergence-point DPO pairs with the ToolGraph planning prompt, rendered as the policy is sent its conversation
+   (tau2's gold action checks drop rejected actions that were correct); counts after each filter -> ``pairs/<name>``.
 5. DPO (TRL, through ``train_policy``), checkpoints every ``algorithm.save_steps``.
 6. Checkpoint selection: per checkpoint, the mean chosen reward ``beta * (log p_policy - log p_ref)`` of the
    chosen actions of the validation pairs (train pairs when no task fell in validation) -> keep checkpoints
@@ -30,26 +32,27 @@ from typing import Any
 import torch
 from omegaconf import DictConfig
 
-from agenttune.benchmarks.tau2.metrics import compare, summarize
+from agenttune.benchmarks.tau2.metrics import compare, gold_action_matched, summarize
 from agenttune.benchmarks.tau2.oracle import PERTURBATIONS
-from agenttune.benchmarks.tau2.policy_agent import PolicyAgent
 from agenttune.config import ModelConfig
+from agenttune.engines.templates import encode, render
 from agenttune.events.schema import EventLog
 from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy, typed
 from agenttune.pipelines.tau2_eval import (
-    AgentFactory,
+    Agent,
+    HarnessFactory,
     all_tool_kinds,
     domain_metrics,
+    domain_toolgraph,
     domains_of,
     make_harness,
-    oracle_factory,
     run_and_write,
+    scripted_agent,
     tasks_of,
     toolgraph_config,
     with_toolgraph,
 )
 from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
-from agenttune.selfevolve.build import build_toolgraph
 from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData
@@ -59,22 +62,22 @@ log = logging.getLogger(__name__)
 
 COLLECT_MAX_STEPS = 50  # scripted collection is cheap; the oracle needs the full tau2 budget
 SELECTION_TASKS = 2  # test tasks per domain for the end-to-end part of checkpoint selection
-TRL_COLUMNS = ("prompt", "chosen", "rejected")
+TRL_COLUMNS = ("prompt", "chosen", "rejected", "tools")
 
 
 def collect(
-    run: RunContext, harness: Any, tasks: Sequence, factories: Mapping[str, AgentFactory], domain: str
-):
-    """Run every factory's agent on ``tasks``; episodes to ``eventlogs/collect_<domain>_<name>.jsonl``."""
+    run: RunContext, make_harness: HarnessFactory, tasks: Sequence, agents: Mapping[str, Agent], domain: str
+) -> list[EventLog]:
+    """Run every agent on ``tasks``; episodes to ``eventlogs/collect_<domain>_<name>.jsonl``."""
     logs: list[EventLog] = []
-    for name, make_agent in factories.items():
-        logs += run_and_write(run, harness, tasks, make_agent, domain, f"collect_{domain}_{name}")
+    for name, agent in agents.items():
+        logs += run_and_write(run, make_harness, tasks, agent, domain, f"collect_{domain}_{name}")
     return logs
 
 
-def scripted_factories(harness: Any) -> dict[str, AgentFactory]:
+def scripted_agents(harness: Any) -> dict[str, Agent]:
     """CPU collection: the oracle (successes) and each perturbed oracle (failures)."""
-    return {kind: oracle_factory(kind, harness) for kind in ("oracle", *PERTURBATIONS)}
+    return {kind: scripted_agent(kind, harness) for kind in ("oracle", *PERTURBATIONS)}
 
 
 def completion_logps(model, tokenizer, rows: Sequence[Mapping[str, Any]], max_length: int) -> list[float]:
@@ -83,10 +86,10 @@ def completion_logps(model, tokenizer, rows: Sequence[Mapping[str, Any]], max_le
     device = next(model.parameters()).device
     with torch.no_grad():
         for row in rows:
-            prompt = tokenizer.apply_chat_template(row["prompt"], tokenize=False, add_generation_prompt=True)
-            full = tokenizer.apply_chat_template([*row["prompt"], *row["chosen"]], tokenize=False)
-            prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-            full_ids = tokenizer(full, add_special_tokens=False)["input_ids"]
+            prompt_ids = encode(tokenizer, render(tokenizer, row["prompt"], row["tools"], True))
+            full_ids = encode(
+                tokenizer, render(tokenizer, [*row["prompt"], *row["chosen"]], row["tools"], False)
+            )
             n_completion = max(1, len(full_ids) - len(prompt_ids))
             ids = full_ids[-max_length:]
             n_completion = min(n_completion, len(ids) - 1)
@@ -104,7 +107,16 @@ def tokenizer_for(cfg: DictConfig):
 
 
 def prompt_tokens(tokenizer, row: Mapping[str, Any]) -> int:
-    return len(tokenizer.apply_chat_template(row["prompt"], tokenize=True, add_generation_prompt=True))
+    return len(encode(tokenizer, render(tokenizer, row["prompt"], row["tools"], True)))
+
+
+def preference_dataset(rows: Sequence[Mapping[str, Any]]):
+    """TRL's conversational preference rows; messages are kept as JSON values (Arrow would otherwise merge every
+    row's tool-call arguments into one struct, adding the other rows' keys as nulls)."""
+    from datasets import Dataset, Features, Json
+
+    features = Features({column: Json() for column in TRL_COLUMNS})
+    return Dataset.from_list([{k: row[k] for k in TRL_COLUMNS} for row in rows], features=features)
 
 
 def load_checkpoint(cfg: DictConfig, path: Path):
@@ -135,20 +147,16 @@ def evaluate_policy(
     tg_cfg = toolgraph_config(cfg)
     out = {}
     for domain in domains_of(cfg):
-        harness = make_harness(cfg, domain)
-        tools = harness.tool_schemas()
-        env: Any = harness
-        make_agent: AgentFactory = lambda task, tools=tools: PolicyAgent(engine, tools)  # noqa: E731
+        agent: Agent = engine
+        harnesses: HarnessFactory = lambda domain=domain: make_harness(cfg, domain)  # noqa: E731
         if toolgraph:
-            env, make_agent = with_toolgraph(harness, make_agent, graphs[domain], tg_cfg)
+            harnesses, agent = with_toolgraph(harnesses, engine, graphs[domain], tg_cfg)
         tasks = tasks_of(domain, "test", limit)
-        out[domain] = run_and_write(run, env, tasks, make_agent, domain, f"{name}_{domain}")
+        out[domain] = run_and_write(run, harnesses, tasks, agent, domain, f"{name}_{domain}")
     return out
 
 
 def run(cfg: DictConfig, run: RunContext) -> None:
-    from datasets import Dataset
-
     domains = domains_of(cfg)
     tg_cfg = toolgraph_config(cfg)
     summary: dict[str, Any] = {}
@@ -161,14 +169,15 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         harness = make_harness(cfg, domain, COLLECT_MAX_STEPS)
         kinds[domain] = all_tool_kinds(harness)
         tasks = tasks_of(domain, "train", cfg.benchmark.num_train)
-        logs = collect(run, harness, tasks, scripted_factories(harness), domain)
+        collection: HarnessFactory = lambda domain=domain: make_harness(cfg, domain, COLLECT_MAX_STEPS)  # noqa: E731
+        logs = collect(run, collection, tasks, scripted_agents(harness), domain)
         all_logs += logs
         successes = [entry for entry in logs if entry.metadata.get("reward", 0.0) >= 1.0]
-        graphs[domain] = build_toolgraph(harness, domain, tg_cfg, successes)
+        graphs[domain] = domain_toolgraph(harness, tg_cfg, successes)
         planning = (
             graphs[domain].planning_prompt(use_rules=tg_cfg.domain_rules) if tg_cfg.planning_prompt else None
         )
-        pairs = build_dpo_pairs(logs, planning_prompt=planning, config=DivergenceConfig())
+        pairs = build_dpo_pairs(logs, planning, DivergenceConfig(), is_correct=gold_action_matched)
         train_rows += pairs.train
         val_rows += pairs.validation
         pair_counts.update(pairs.counts)
@@ -198,7 +207,7 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     max_length = cfg.algorithm.max_length
     ref_logps = completion_logps(model.eval(), tokenizer, selection_keep, max_length)
     model.train()
-    preferences = Dataset.from_list([{k: row[k] for k in TRL_COLUMNS} for row in train_rows])
+    preferences = preference_dataset(train_rows)
     train_policy(
         cfg,
         run,

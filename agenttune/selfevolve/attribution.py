@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agenttune.events.schema import Event, EventKind, EventLog
-from agenttune.selfevolve.toolgraph import call_key
+from agenttune.selfevolve.toolgraph import call_key, episode_reward
 
 SEVERITY = (
     "max_steps_exceeded",
@@ -44,7 +44,7 @@ def attribute(
     log: EventLog, tool_kinds: Mapping[str, str], max_steps: int | None = None
 ) -> list[Attribution]:
     """Every symptom category found in one low-reward log, most severe first (empty when it succeeded)."""
-    reward = log.rewards().get("total", float(log.metadata.get("reward", 0.0)))
+    reward = episode_reward(log)
     if reward > 0.5:
         return []
     budget = max_steps or int(log.metadata.get("max_steps") or 50)

@@ -24,5 +24,5 @@ class ToolGraphConfig:
     loop_limit: int = 3
     # Additive smoothing of the transition weights.
     smoothing: float = 1.0
-    # Domain rules; empty means the defaults of agenttune.selfevolve.rules.DEFAULT_RULES for the domain.
+    # Domain rules; empty means the benchmark's own (tau2: agenttune.benchmarks.tau2.rules.DEFAULT_RULES).
     rules: dict[str, Any] = field(default_factory=dict)

@@ -13,13 +13,16 @@ For each failed log (reward <= ``failure_reward``) and each successful log of th
 2. Fallback: prefix alignment on (role, first 50 characters of content) of every event; the first
    differing position is the divergence when both events there are agent actions.
 
-The pair's prompt is the failed log's conversation before the divergence, with the ToolGraph system prompt
-used at inference; ``chosen`` is the successful action, ``rejected`` the failed one (a tool call rendered
-as ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``), TRL's conversational preference format.
+Pairs are rendered by the one events-to-messages renderer (:mod:`agenttune.events.projections.messages`), so a
+pair's prompt is exactly the conversation the policy was sent for the failed turn: the failed log's messages
+before the assistant turn holding the divergence, with the ToolGraph planning prompt used at inference appended
+to the system message when the log does not carry it already. ``chosen`` and ``rejected`` are the two logs'
+assistant turns at the divergence, in TRL's conversational preference format, with the log's ``tools``. Actions
+are compared as the model writes them (:func:`agenttune.engines.tool_calls.assistant_text`).
 
 Filters, in order, each counted in ``counts``: the chosen path erred (a tool error) before the
-divergence; the rejected action is annotated correct in the failed log's reward info (a matching
-``action_checks`` entry); chosen and rejected identical; near duplicates (difflib ratio >= ``near_duplicate``);
+divergence; the rejected action is correct by the benchmark's own check (``is_correct``, e.g. tau2's gold action
+checks); chosen and rejected identical; near duplicates (difflib ratio >= ``near_duplicate``);
 exact duplicate pairs; more than ``max_pairs_per_task`` for a task. Pairs are then split into train and
 validation by a hash of (domain, task id), so no task is in both.
 """
@@ -30,12 +33,14 @@ import difflib
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenttune.engines.tool_calls import assistant_text, format_tool_call
+from agenttune.events.projections.messages import ASSISTANT_KINDS, chat_messages, render_events
 from agenttune.events.schema import Event, EventKind, EventLog
-from agenttune.selfevolve.toolgraph import entity_of
+from agenttune.selfevolve.toolgraph import entity_of, episode_reward
 
 ACTION_KINDS = (EventKind.TOOL_CALL, EventKind.TEXT)
 
@@ -66,45 +71,47 @@ class _Signature:
     goal: str
 
 
-def render_action(event: Event) -> str:
-    """An agent action as assistant text; tool calls in ``<tool_call>`` tags."""
+def action_text(event: Event) -> str:
+    """One agent action as the model writes it: a ``<tool_call>`` block, or the text."""
     if event.kind == EventKind.TOOL_CALL:
-        body = json.dumps({"name": event.payload.name, "arguments": event.payload.arguments}, default=str)
-        return f"<tool_call>{body}</tool_call>"
+        return format_tool_call(event.payload.name, event.payload.arguments)
     return event.payload.text
 
 
-def render_messages(events: Sequence[Event], planning_prompt: str | None = None) -> list[dict[str, str]]:
-    """Chat messages of a conversation prefix; ``planning_prompt`` is appended to the system message
-    unless it is already there (logs recorded with ToolGraphHarness carry it)."""
-    messages = []
-    for event in events:
-        kind = event.kind
-        if kind == EventKind.SYSTEM:
-            text = event.payload.text
-            if planning_prompt and planning_prompt not in text:
-                text = f"{text}\n\n{planning_prompt}"
-            messages.append({"role": "system", "content": text})
-        elif kind == EventKind.USER:
-            messages.append({"role": "user", "content": event.payload.text})
-        elif kind in ACTION_KINDS:
-            messages.append({"role": "assistant", "content": render_action(event)})
-        elif kind == EventKind.TOOL_RESULT:
-            messages.append({"role": "tool", "content": event.payload.content})
-        elif kind == EventKind.ERROR:
-            messages.append({"role": "user", "content": f"Error: {event.payload.message}"})
+def turn_at(log: EventLog, index: int) -> tuple[int, dict[str, Any]]:
+    """Where the assistant message holding event ``index`` starts, and that message."""
+    step = log.events[index].step
+    indexed = [
+        (k, e)
+        for k, e in enumerate(log.events)
+        if e.step == step and e.actor == "agent" and e.kind in ASSISTANT_KINDS
+    ]
+    message = next(m for m in render_events(indexed) if any(k == index for _, k in m.parts))
+    return message.parts[0][1], message.message()
+
+
+def prompt_before(log: EventLog, start: int, planning_prompt: str | None) -> list[dict[str, Any]]:
+    """The conversation the policy was sent before event ``start``, with ``planning_prompt`` in the system message."""
+    messages = chat_messages(log, upto=start)
+    if planning_prompt and messages and messages[0]["role"] == "system":
+        if planning_prompt not in messages[0]["content"]:
+            messages[0] = {**messages[0], "content": f"{messages[0]['content']}\n\n{planning_prompt}"}
     return messages
 
 
 def build_dpo_pairs(
-    logs: Sequence[EventLog], planning_prompt: str | None = None, config: DivergenceConfig | None = None
+    logs: Sequence[EventLog],
+    planning_prompt: str | None = None,
+    config: DivergenceConfig | None = None,
+    is_correct: Callable[[Event, EventLog], bool] | None = None,
 ) -> PairSet:
-    """DPO pairs from a mixed set of logs (successes and failures of the same tasks)."""
+    """DPO pairs from a mixed set of logs (successes and failures of the same tasks); ``is_correct(action, log)``
+    says whether a failed log's action was right after all (such pairs are dropped)."""
     config = config or DivergenceConfig()
     counts: Counter[str] = Counter()
     by_task: dict[tuple[str, str], dict[str, list[EventLog]]] = {}
     for log in logs:
-        reward = _reward(log)
+        reward = episode_reward(log)
         outcome = (
             "success"
             if reward >= config.success_reward
@@ -128,22 +135,24 @@ def build_dpo_pairs(
                     continue
                 i, j = found
                 counts["candidates"] += 1
-                rejected, chosen = failed.events[i], success.events[j]
+                rejected = failed.events[i]
                 if any(e.kind == EventKind.TOOL_RESULT and e.payload.is_error for e in success.events[:j]):
                     counts["dropped_chosen_erred_before"] += 1
                     continue
-                if _annotated_correct(rejected, failed):
+                if is_correct is not None and is_correct(rejected, failed):
                     counts["dropped_rejected_correct"] += 1
                     continue
-                chosen_text, rejected_text = render_action(chosen), render_action(rejected)
+                start, rejected_turn = turn_at(failed, i)
+                chosen_turn = turn_at(success, j)[1]
+                chosen_text, rejected_text = assistant_text(chosen_turn), assistant_text(rejected_turn)
                 if chosen_text == rejected_text:
                     counts["dropped_identical"] += 1
                     continue
                 if difflib.SequenceMatcher(None, chosen_text, rejected_text).ratio() >= config.near_duplicate:
                     counts["dropped_near_duplicate"] += 1
                     continue
-                prompt = render_messages(failed.events[:i], planning_prompt)
-                key = json.dumps([prompt, chosen_text, rejected_text])
+                prompt = prompt_before(failed, start, planning_prompt)
+                key = json.dumps([prompt, chosen_text, rejected_text], default=str)
                 if key in seen:
                     counts["dropped_duplicate_pair"] += 1
                     continue
@@ -155,8 +164,9 @@ def build_dpo_pairs(
                 rows.append(
                     {
                         "prompt": prompt,
-                        "chosen": [{"role": "assistant", "content": chosen_text}],
-                        "rejected": [{"role": "assistant", "content": rejected_text}],
+                        "chosen": [chosen_turn],
+                        "rejected": [rejected_turn],
+                        "tools": failed.tools,
                         "task_id": task_id,
                         "domain": domain,
                         "step": rejected.step,
@@ -169,10 +179,6 @@ def build_dpo_pairs(
     counts["kept"] = len(train) + len(validation)
     counts["train"], counts["validation"] = len(train), len(validation)
     return PairSet(train=train, validation=validation, counts=dict(counts))
-
-
-def _reward(log: EventLog) -> float:
-    return float(log.rewards().get("total", log.metadata.get("reward", 0.0)))
 
 
 def _decision_points(log: EventLog) -> list[int]:
@@ -218,7 +224,7 @@ def _divergence(
     for i in _decision_points(failed):
         state = _signature(failed.events[:i])
         for j, other in success_points:
-            if _matches(state, other, config.jaccard) and render_action(failed.events[i]) != render_action(
+            if _matches(state, other, config.jaccard) and action_text(failed.events[i]) != action_text(
                 success.events[j]
             ):
                 counts["signature_matches"] += 1
@@ -236,28 +242,6 @@ def _divergence(
 
 def _prefix_key(event: Event) -> tuple[str, str]:
     if event.kind in ACTION_KINDS:
-        return (event.actor, render_action(event)[:50])
+        return (event.actor, action_text(event)[:50])
     content = getattr(event.payload, "text", None) or getattr(event.payload, "content", None) or ""
     return (event.actor, str(content)[:50])
-
-
-def _annotated_correct(action: Event, log: EventLog) -> bool:
-    """Whether tau2's action checks of ``log`` mark this tool call as a matched gold action."""
-    if action.kind != EventKind.TOOL_CALL:
-        return False
-    info = next(
-        (
-            e.payload.info
-            for e in reversed(log.events)
-            if e.kind == EventKind.REWARD and e.payload.scope == "episode"
-        ),
-        {},
-    )
-    for check in info.get("action_checks") or []:
-        gold = check.get("action", {})
-        if not check.get("action_match") or gold.get("name") != action.payload.name:
-            continue
-        keys = gold.get("compare_args") or list(gold.get("arguments", {}))
-        if all(action.payload.arguments.get(k) == gold.get("arguments", {}).get(k) for k in keys):
-            return True
-    return False

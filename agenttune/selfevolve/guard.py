@@ -2,7 +2,8 @@
 
 It wraps any harness. ``reset`` appends the planning prompt to the SYSTEM event (so the EventLog records
 the exact system prompt the agent saw; DPO pairs reuse it). ``step`` answers a blocked TOOL_CALL with a
-TOOL_RESULT (``is_error=True``, content starting with :data:`GATE_PREFIX`) instead of running it:
+TOOL_RESULT (``is_error=True``, content starting with
+:data:`agenttune.harness.protocol.BLOCKED_PREFIX`) instead of running it:
 
 - pre-act gate: a write whose prerequisite reads were not done earlier in the episode;
 - loop check: the ``loop_limit``-th identical call (same tool and arguments).
@@ -16,11 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from agenttune.events.schema import Event, EventKind, SystemPayload, ToolResultPayload, replace
-from agenttune.harness.protocol import Harness, StepResult
+from agenttune.harness.protocol import BLOCKED_PREFIX, Harness, StepResult
 from agenttune.selfevolve.config import ToolGraphConfig
 from agenttune.selfevolve.toolgraph import ToolGraph, call_key
-
-GATE_PREFIX = "[toolgraph]"
 
 
 def toolgraph_system_prompt(base: str, graph: ToolGraph, config: ToolGraphConfig) -> str:
@@ -99,14 +98,14 @@ class ToolGraphHarness:
         name = action.payload.name
         if self.config.loop_check and self.graph.repeats(action, self.history) >= self.config.loop_limit - 1:
             return (
-                f"{GATE_PREFIX} loop: {name} was already called {self.config.loop_limit - 1} times with these "
+                f"{BLOCKED_PREFIX} loop: {name} was already called {self.config.loop_limit - 1} times with these "
                 "arguments. Use the result you have, or do something else."
             )
         if self.config.pre_act_gate:
             missing = self.graph.missing_prerequisites(name, self.history, use_rules=self.config.domain_rules)
             if missing:
                 needs = "; and ".join(" or ".join(sorted(group)) for group in missing)
-                return f"{GATE_PREFIX} gate: {name} changes records; first call {needs}."
+                return f"{BLOCKED_PREFIX} gate: {name} changes records; first call {needs}."
         return None
 
     def snapshot(self) -> Any:

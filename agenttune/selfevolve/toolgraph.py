@@ -42,6 +42,11 @@ class DescribesTools(Protocol):
     def tool_outputs(self) -> dict[str, list[str]]: ...
 
 
+def episode_reward(log: EventLog) -> float:
+    """The episode's reward: the one the episode loop records from the harness (episode REWARD ``harness``)."""
+    return float(log.rewards().get("harness", 0.0))
+
+
 def entity_of(name: str) -> str | None:
     """The entity an id-like field names (``order_id`` -> ``order``), else None."""
     for suffix in ID_SUFFIXES:
@@ -140,7 +145,7 @@ class ToolGraph:
         """Count action-to-action transitions in episodes whose reward is at least ``min_reward``."""
         self.smoothing = smoothing
         for log in logs:
-            if log.rewards().get("total", 0.0) < min_reward:
+            if episode_reward(log) < min_reward:
                 continue
             nodes = [START] + [action_node(e) for e in log.events if _is_action(e)] + [END]
             self.counts.update(zip(nodes, nodes[1:], strict=False))

@@ -8,7 +8,7 @@ pytest.importorskip("tau2.domains.telecom.environment")
 
 from agenttune.benchmarks.tau2.harness import Tau2Harness  # noqa: E402
 from agenttune.benchmarks.tau2.metrics import compare, summarize  # noqa: E402
-from agenttune.benchmarks.tau2.oracle import OracleAgent, PerturbedOracle  # noqa: E402
+from agenttune.benchmarks.tau2.oracle import scripted_agent  # noqa: E402
 from agenttune.benchmarks.tau2.runner import run_tasks  # noqa: E402
 from agenttune.benchmarks.tau2.users import LLMUser  # noqa: E402
 from agenttune.events.schema import Event, EventKind, TextPayload  # noqa: E402
@@ -71,8 +71,9 @@ def test_a_failing_user_simulator_ends_with_error(telecom):
 def test_metrics_and_comparison(telecom):
     harness, tasks = telecom
     kinds = harness.tool_kinds() | harness.user_tool_kinds()
-    good = run_tasks(harness, tasks, OracleAgent)
-    bad = run_tasks(harness, tasks, lambda task: PerturbedOracle(task, "skip_write", kinds))
+    make_harness = lambda: Tau2Harness("telecom")  # noqa: E731
+    good = run_tasks(scripted_agent("oracle"), make_harness, tasks, "telecom")
+    bad = run_tasks(scripted_agent("skip_write", kinds), make_harness, tasks, "telecom")
     summary = summarize(good)
     assert (
         summary["avg_reward"] == 1.0
@@ -81,5 +82,5 @@ def test_metrics_and_comparison(telecom):
     )
     worse = summarize(bad)
     assert worse["avg_reward"] < 1.0 and worse["low_reward_rate"] > 0.0
-    assert compare(bad, good)["improved"] == sum(log.rewards()["total"] < 1.0 for log in bad)
+    assert compare(bad, good)["improved"] == sum(log.metadata["reward"] < 1.0 for log in bad)
     assert compare(good, bad)["regressed"] == compare(bad, good)["improved"]

@@ -8,7 +8,8 @@ import pytest
 
 pytest.importorskip("tau2")
 
-from agenttune.benchmarks.tau2.policy_agent import PolicyAgent  # noqa: E402
+from agenttune.benchmarks.tau2.harness import Tau2Harness  # noqa: E402
+from agenttune.benchmarks.tau2.runner import run_tasks  # noqa: E402
 from agenttune.engines.base import Engine, Generation  # noqa: E402
 from agenttune.events.schema import EventKind  # noqa: E402
 
@@ -31,29 +32,35 @@ def test_perturbed_oracle_scores_below_one(run_pipeline):
 
 
 class _Fixed(Engine):
-    def __init__(self, texts):
-        self.texts = texts
+    """Answers every conversation with the same text; records the size of each batch."""
+
+    def __init__(self, text):
+        self.text, self.batches = text, []
 
     def generate(self, conversations, tools=None, prompt_ids=None):
-        assert conversations and conversations[0][0]["role"] == "system"
-        return [Generation.from_text(self.texts[i % len(self.texts)]) for i in range(len(conversations))]
+        assert all(c[0]["role"] == "system" for c in conversations) and tools
+        self.batches.append(len(conversations))
+        return [Generation.from_text(self.text) for _ in conversations]
 
 
-class _Broken(Engine):
-    def generate(self, conversations, tools=None, prompt_ids=None):
-        raise RuntimeError("out of memory")
-
-
-def test_policy_agent_turns_generations_into_events():
-    from agenttune.events.schema import Event, SystemPayload, UserPayload
-
-    events = [Event(payload=SystemPayload(text="policy")), Event(payload=UserPayload(text="hi"))]
-    call = PolicyAgent(_Fixed(['<tool_call>{"name": "get_user", "arguments": {"id": 1}}</tool_call>'])).act(
-        events
+def test_policy_episodes_are_batched_through_the_episode_loop():
+    harness = Tau2Harness("telecom", max_steps=4)
+    tasks = harness.tasks("base")[:3]
+    engine = _Fixed(
+        '<tool_call>{"name": "get_customer_by_phone", "arguments": {"phone_number": "0"}}</tool_call>'
     )
-    assert call.kind == EventKind.TOOL_CALL and call.payload.name == "get_user"
-    assert call.payload.arguments == {"id": 1}
-    bad = PolicyAgent(_Fixed(["<tool_call>{not json"])).act(events)
-    assert bad.kind == EventKind.TEXT
-    assert PolicyAgent(_Broken()).act(events).kind == EventKind.TEXT
-    assert len(PolicyAgent(_Fixed(["a", "b"])).propose(events, 3)) == 3
+    logs = run_tasks(engine, lambda: Tau2Harness("telecom", max_steps=4), tasks, "telecom", "policy")
+    assert engine.batches == [3, 3, 3, 3]  # every turn of the three episodes in one generate call
+    for log in logs:
+        assert log.metadata["termination_reason"] == "max_steps" and log.metadata["steps"] == 4
+        assert log.metadata["reward"] == 0.0 and log.metadata["termination"] == "harness_done"
+
+
+def test_an_episode_the_loop_ends_first_is_scored_by_closing_its_harness():
+    harness = Tau2Harness("telecom", max_steps=3)
+    engine = _Fixed("<tool_call>{not json")  # parser errors: no action reaches the harness
+    (log,) = run_tasks(
+        engine, lambda: Tau2Harness("telecom", max_steps=3), harness.tasks("base")[:1], "telecom"
+    )
+    assert log.metadata["termination"] == "max_turns" and log.metadata["termination_reason"] == "max_steps"
+    assert log.metadata["steps"] == 0 and log.events[-1].kind == EventKind.REWARD

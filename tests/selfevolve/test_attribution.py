@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("tau2.domains.retail.environment")
 
 from agenttune.benchmarks.tau2.harness import Tau2Harness  # noqa: E402
-from agenttune.benchmarks.tau2.oracle import OracleAgent, PerturbedOracle  # noqa: E402
+from agenttune.benchmarks.tau2.oracle import scripted_agent  # noqa: E402
 from agenttune.benchmarks.tau2.runner import run_tasks  # noqa: E402
 from agenttune.selfevolve.attribution import SEVERITY, attribute, attribute_failures  # noqa: E402
 
@@ -17,9 +17,10 @@ def runs():
     harness = Tau2Harness("retail", max_steps=20)
     task = next(t for t in harness.tasks("base") if t.id == "0")
     kinds = harness.tool_kinds()
-    logs = {"oracle": run_tasks(harness, [task], OracleAgent)[0]}
-    for name in ("skip_write", "repeat_read", "wrong_argument", "loop"):
-        logs[name] = run_tasks(harness, [task], lambda t, n=name: PerturbedOracle(t, n, kinds))[0]
+    logs = {}
+    for name in ("oracle", "skip_write", "repeat_read", "wrong_argument", "loop"):
+        make_harness = lambda: Tau2Harness("retail", max_steps=20)  # noqa: E731
+        logs[name] = run_tasks(scripted_agent(name, kinds), make_harness, [task], "retail")[0]
     return logs, kinds
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agenttune.engines.base import Engine, Generation
 from agenttune.events.schema import (
     Event,
     EventKind,
@@ -14,10 +15,10 @@ from agenttune.events.schema import (
     ToolResultPayload,
     UserPayload,
 )
-from agenttune.harness.protocol import StepResult
-from agenttune.selfevolve.agent import ToolGraphAgent
+from agenttune.harness.protocol import BLOCKED_PREFIX, StepResult
+from agenttune.selfevolve.candidates import ToolGraphEngine
 from agenttune.selfevolve.config import ToolGraphConfig
-from agenttune.selfevolve.guard import GATE_PREFIX, ToolGraphHarness
+from agenttune.selfevolve.guard import ToolGraphHarness
 from agenttune.selfevolve.toolgraph import ToolGraph, entity_of
 
 
@@ -96,7 +97,7 @@ def test_weights_from_successful_trajectories(graph):
     def log(names, reward):
         events = [call(n, f"c{i}") for i, n in enumerate(names)]
         events.append(
-            Event(payload=RewardPayload(scope="episode", name="total", value=reward), actor="judge")
+            Event(payload=RewardPayload(scope="episode", name="harness", value=reward), actor="judge")
         )
         return EventLog(id=f"l{reward}{len(names)}", events=events)
 
@@ -128,22 +129,42 @@ def test_candidate_scoring_prefers_reads_before_writes_and_penalises_repeats(gra
     )
 
 
-class Proposer:
-    def __init__(self, candidates):
-        self.candidates = candidates
+class Candidates(Engine):
+    """Answers every conversation with its next reply in turn, so n samples of one turn differ."""
 
-    def act(self, events):
-        return self.candidates[0]
+    def __init__(self, texts):
+        self.texts, self.asked = texts, []
 
-    def propose(self, events, n):
-        return self.candidates[:n]
+    def generate(self, conversations, tools=None, prompt_ids=None):
+        self.asked.append(len(conversations))
+        return [Generation.from_text(self.texts[i % len(self.texts)]) for i in range(len(conversations))]
 
 
-def test_agent_wrapper_switch(graph):
-    write, read = call("cancel_order", "x", order_id="1"), call("get_order", "y", order_id="1")
-    on = ToolGraphAgent(Proposer([write, read]), graph, ToolGraphConfig(candidate_scoring=True))
-    off = ToolGraphAgent(Proposer([write, read]), graph, ToolGraphConfig(candidate_scoring=False))
-    assert on.act([]) is read and off.act([]) is write
+def test_candidate_scoring_engine_keeps_the_best_scored_turn(graph):
+    write = '<tool_call>{"name": "cancel_order", "arguments": {"order_id": "1"}}</tool_call>'
+    read = '<tool_call>{"name": "get_order", "arguments": {"order_id": "1"}}</tool_call>'
+    conversation = [{"role": "user", "content": "cancel my order"}]
+    inner = Candidates([write, read])
+    scored = ToolGraphEngine(inner, graph, ToolGraphConfig(num_candidates=2))
+    (turn,) = scored.generate([conversation])
+    assert turn.parsed.tool_calls[0].name == "get_order" and inner.asked == [2]
+    after_read = [
+        *conversation,
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "a",
+                    "type": "function",
+                    "function": {"name": "get_order", "arguments": {"order_id": "1"}},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "a", "name": "get_order", "content": "{}"},
+    ]
+    (turn,) = scored.generate([after_read])
+    assert turn.parsed.tool_calls[0].name == "cancel_order"  # the read is done; repeating it is penalised
 
 
 class RecordingHarness:
@@ -171,7 +192,7 @@ def test_pre_act_gate_blocks_a_write_without_its_reads(graph):
     guarded = ToolGraphHarness(inner, graph, ToolGraphConfig(loop_check=False))
     guarded.reset(None)
     blocked = guarded.step(call("cancel_order", "a", order_id="1")).observations[0]
-    assert blocked.payload.is_error and blocked.payload.content.startswith(GATE_PREFIX) and inner.ran == []
+    assert blocked.payload.is_error and blocked.payload.content.startswith(BLOCKED_PREFIX) and inner.ran == []
     guarded.step(call("get_order", "b", order_id="1"))
     guarded.step(call("cancel_order", "c", order_id="1"))
     assert inner.ran == ["get_order", "cancel_order"]
@@ -185,7 +206,7 @@ def test_loop_check_blocks_the_kth_identical_call_once(graph):
     guarded = ToolGraphHarness(inner, graph, ToolGraphConfig(loop_limit=3))
     guarded.reset(None)
     outputs = [guarded.step(call("get_order", f"c{i}", order_id="1")).observations[0] for i in range(4)]
-    assert [o.payload.content.startswith(GATE_PREFIX) for o in outputs] == [False, False, True, False]
+    assert [o.payload.content.startswith(BLOCKED_PREFIX) for o in outputs] == [False, False, True, False]
     assert inner.ran == ["get_order"] * 3
 
 

@@ -11,7 +11,9 @@ task's initial state and returns the SYSTEM (domain policy) and USER (first user
 - anything else is answered with an ERROR event.
 
 Every action counts one step; the episode ends with ``max_steps`` when the budget is spent and with
-``error`` after ``max_errors`` failed actions or when the user simulator fails. At the end the
+``error`` after ``max_errors`` failed actions or when the user simulator fails; ``close`` ends and scores it
+before that (an agent that ran out of turns). Several harnesses can run episodes at once: each holds its own
+environment, user and trajectory. At the end the
 StepResult carries the reward and ``info = {"termination_reason", "reward_info", "steps",
 "user_tool_calls"}``, all JSON-serialisable.
 
@@ -221,6 +223,13 @@ class Tau2Harness:
             episode.env.user_tools.db = copy.deepcopy(snapshot["user_db"])
         episode.env.sync_tools()
         self._episode = episode
+
+    def close(self, termination: str = "max_steps") -> StepResult:
+        """End the episode now, without an action (its agent ran out of turns first), and score it."""
+        episode = self._require_episode()
+        if episode.done:
+            raise EpisodeDone(f"task {episode.task.id} already ended")
+        return self._finish(episode, [], termination)
 
     # ---- internals -----------------------------------------------------------------------------
     def _require_episode(self) -> _Episode:

@@ -1,24 +1,25 @@
-"""Summary metrics of tau2 EventLogs (as written by ``runner.run_tasks``) and run-to-run comparison."""
+"""Summary metrics of tau2 EventLogs (as recorded by ``runner.run_tasks``) and run-to-run comparison."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from agenttune.events.schema import EventLog
+from agenttune.events.schema import Event, EventKind, EventLog
 
 LOW_REWARD = 0.5  # a reward at or below this counts as a failure
 
 
 def episode_reward(log: EventLog) -> float:
-    return float(log.rewards().get("total", log.metadata.get("reward", 0.0)))
+    """The reward tau2's harness gave the episode."""
+    return float(log.metadata["reward"])
 
 
 def reward_info(log: EventLog) -> dict[str, Any]:
-    """tau2's reward info stored in the episode's REWARD event."""
+    """tau2's reward info (``reward``, ``db_check``, ``action_checks``, ...) from the episode's REWARD event."""
     for event in reversed(log.events):
         if event.kind == "reward" and event.payload.scope == "episode":
-            return event.payload.info
+            return event.payload.info.get("reward_info", {})
     return {}
 
 
@@ -64,3 +65,18 @@ def compare(before: Sequence[EventLog], after: Sequence[EventLog]) -> dict[str, 
         "unchanged": sum(new[key] == old[key] for key in shared),
         "unmatched": len(old.keys() ^ new.keys()),
     }
+
+
+def gold_action_matched(action: Event, log: EventLog) -> bool:
+    """Whether tau2's action checks of ``log`` mark this tool call as a matched gold action (the name and every
+    compared argument agree): the domain fact self-evolution uses to keep correct actions out of rejected sides."""
+    if action.kind != EventKind.TOOL_CALL:
+        return False
+    for check in reward_info(log).get("action_checks") or []:
+        gold = check.get("action", {})
+        if not check.get("action_match") or gold.get("name") != action.payload.name:
+            continue
+        keys = gold.get("compare_args") or list(gold.get("arguments", {}))
+        if all(action.payload.arguments.get(k) == gold.get("arguments", {}).get(k) for k in keys):
+            return True
+    return False

@@ -1,19 +1,17 @@
-"""Scripted agents that replay a task's gold actions, exactly or with one deliberate mistake.
+"""Scripted agents that replay a task's gold actions, exactly or with one deliberate mistake, as scripted engines.
 
-An agent in this package is any object with ``act(events: list[Event]) -> Event``: it sees the episode's
-events so far (SYSTEM, USER, its own actions and the observations) and returns its next action, a
-TOOL_CALL or a TEXT event. LLM agents are adapted to the same interface.
+A script is the list of agent actions (TOOL_CALL and TEXT events) to play: :func:`oracle_script` replays
+``task.evaluation_criteria.actions`` in order (assistant actions as tool calls, user actions, telecom's phone, as a
+message asking the user to run ``tool_name({...})``), then a final message that states the task's
+``communicate_info`` and asks whether there is anything else. It scores 1.0 on every airline, retail and telecom task
+with the scripted user. :func:`perturbed_script` makes one kind of mistake (see :data:`PERTURBATIONS`).
 
-:class:`OracleAgent` replays ``task.evaluation_criteria.actions`` in order: assistant actions as tool
-calls, user actions (telecom's phone) as a message asking the user to run ``tool_name({...})``, then a
-final message that states the task's ``communicate_info`` and asks whether there is anything else. It
-scores 1.0 on every airline, retail and telecom task with the scripted user.
-
-Inside ToolGraph, a scripted agent answers a gate or loop block of its call the way the gate's message
-allows: it sends the same call again, which then runs. (Gold action lists name the writes but often not the
-reads before them, so the pre-act gate blocks gold writes; a script cannot read the gate's advice.)
-
-:class:`PerturbedOracle` makes one kind of mistake (see :data:`PERTURBATIONS`).
+:func:`script_engine` plays a script as a :class:`~agenttune.engines.scripted.ScriptedEngine`, so scripted agents
+run through the one episode loop like the policy. Its policy reads where the script stands from the conversation
+alone: one action per assistant turn, then ``###STOP###`` once the script is played. A call that a harness wrapper
+answered instead of running it (a TOOL_RESULT starting with :data:`~agenttune.harness.protocol.BLOCKED_PREFIX`, e.g.
+ToolGraph's pre-act gate) is sent once more before the script goes on: gold action lists name the writes but often
+not the reads before them, so the gate blocks gold writes, and a script cannot read the gate's advice.
 """
 
 from __future__ import annotations
@@ -21,21 +19,19 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from agenttune.benchmarks.tau2.domains import STOP_TOKEN
+from agenttune.engines.scripted import ScriptedEngine
+from agenttune.events.projections.messages import Message, events_to_messages
 from agenttune.events.schema import Event, EventKind, TextPayload, ToolCallPayload
-from agenttune.selfevolve.guard import GATE_PREFIX
+from agenttune.harness.protocol import BLOCKED_PREFIX
 
 if TYPE_CHECKING:
     from tau2.data_model.tasks import Action, Task
 
 FINAL_MESSAGE = "Everything you asked for is done. {info}Is there anything else I can help you with?"
-
-
-class Agent(Protocol):
-    def act(self, events: list[Event]) -> Event:
-        """The next action (a TOOL_CALL or TEXT event) given the episode's events so far."""
+USER_REQUEST = "Please do this on your phone: "
 
 
 def tool_call_event(name: str, arguments: dict[str, Any], call_id: str) -> Event:
@@ -44,9 +40,6 @@ def tool_call_event(name: str, arguments: dict[str, Any], call_id: str) -> Event
 
 def text_event(text: str) -> Event:
     return Event(payload=TextPayload(text=text))
-
-
-USER_REQUEST = "Please do this on your phone: "
 
 
 def user_request_text(action: Action) -> str:
@@ -64,43 +57,6 @@ def gold_actions(task: Task) -> list[Action]:
     return list((task.evaluation_criteria.actions or []) if task.evaluation_criteria else [])
 
 
-def blocked_by_toolgraph(events: list[Event], call: Event) -> bool:
-    """Whether the last event is ToolGraph's answer blocking ``call`` (see selfevolve.guard)."""
-    last = events[-1] if events else None
-    return (
-        last is not None
-        and last.kind == EventKind.TOOL_RESULT
-        and last.payload.is_error
-        and last.payload.call_id == call.payload.call_id
-        and last.payload.content.startswith(GATE_PREFIX)
-    )
-
-
-class ScriptAgent:
-    """Plays a fixed list of actions, then ends the conversation with ``###STOP###``; a call that ToolGraph
-    blocked is sent once more before the script goes on."""
-
-    def __init__(self, script: list[Event]) -> None:
-        self.script = script
-        self._next = 0
-        self._sent = 0
-        self._last_call: Event | None = None
-
-    def act(self, events: list[Event]) -> Event:
-        if self._last_call is not None and blocked_by_toolgraph(events, self._last_call):
-            action = copy.deepcopy(self._last_call)
-        elif self._next >= len(self.script):
-            return text_event(STOP_TOKEN)
-        else:
-            action = copy.deepcopy(self.script[self._next])
-            self._next += 1
-        if action.kind == EventKind.TOOL_CALL:  # call ids are unique within an episode
-            self._sent += 1
-            action.payload.call_id = f"call_{self._sent}"
-            self._last_call = action
-        return action
-
-
 def oracle_script(task: Task) -> list[Event]:
     """The gold actions as agent events, followed by the final message."""
     script = []
@@ -113,11 +69,30 @@ def oracle_script(task: Task) -> list[Event]:
     return script
 
 
-class OracleAgent(ScriptAgent):
-    """Replays the task's gold actions."""
+def _blocked(message: Message) -> bool:
+    return message["role"] == "tool" and message["content"].startswith(BLOCKED_PREFIX)
 
-    def __init__(self, task: Task) -> None:
-        super().__init__(oracle_script(task))
+
+class ScriptPolicy:
+    """A :class:`~agenttune.engines.scripted.ScriptedEngine` policy playing ``script``, one action a turn."""
+
+    def __init__(self, script: list[Event]) -> None:
+        self.turns = [events_to_messages([action])[0] for action in script]
+
+    def __call__(self, conversation: list[Message], tools: list[dict[str, Any]] | None = None) -> Message:
+        sent = [i for i, message in enumerate(conversation) if message["role"] == "assistant"]
+        blocked = [i + 1 < len(conversation) and _blocked(conversation[i + 1]) for i in sent]
+        if sent and blocked[-1]:
+            return dict(conversation[sent[-1]])
+        played = blocked.count(False)
+        if played >= len(self.turns):
+            return {"role": "assistant", "content": STOP_TOKEN}
+        return self.turns[played]
+
+
+def script_engine(script: list[Event]) -> ScriptedEngine:
+    """A scripted engine that plays ``script`` (tokenizer-free: its episodes are light logs)."""
+    return ScriptedEngine(ScriptPolicy(script))
 
 
 # ---- perturbations: each takes the task, the oracle script and the domain's tool kinds --------------
@@ -203,17 +178,20 @@ PERTURBATIONS: dict[str, Perturbation] = {
 }
 
 
-class PerturbedOracle(ScriptAgent):
-    """The oracle with one mistake; ``applies`` is False when the task offers no place for it (then it
-    plays the plain oracle)."""
+def perturbed_script(task: Task, perturbation: str, tool_kinds: dict[str, str]) -> list[Event] | None:
+    """The oracle script with one mistake, or None when the task offers no place for it.
 
-    def __init__(self, task: Task, perturbation: str, tool_kinds: dict[str, str]) -> None:
-        """``tool_kinds``: read/write annotation of the agent's tools and, in telecom, the user's."""
-        if perturbation not in PERTURBATIONS:
-            raise ValueError(
-                f"unknown perturbation {perturbation!r}; expected one of {sorted(PERTURBATIONS)}"
-            )
-        script = oracle_script(task)
-        perturbed = PERTURBATIONS[perturbation](script, tool_kinds)
-        self.applies = perturbed is not None
-        super().__init__(perturbed if perturbed is not None else script)
+    ``tool_kinds``: read/write annotation of the agent's tools and, in telecom, the user's.
+    """
+    if perturbation not in PERTURBATIONS:
+        raise ValueError(f"unknown perturbation {perturbation!r}; expected one of {sorted(PERTURBATIONS)}")
+    return PERTURBATIONS[perturbation](oracle_script(task), tool_kinds)
+
+
+def scripted_agent(kind: str, tool_kinds: dict[str, str] | None = None) -> Callable[[Task], ScriptedEngine]:
+    """``oracle`` or a perturbation's name, as task -> scripted engine; a perturbation that does not apply to a
+    task plays the oracle there."""
+    if kind == "oracle":
+        return lambda task: script_engine(oracle_script(task))
+    kinds = tool_kinds or {}
+    return lambda task: script_engine(perturbed_script(task, kind, kinds) or oracle_script(task))

@@ -1,85 +1,77 @@
-"""Run tau2 tasks with an agent and record each episode as a light-tier EventLog.
+"""tau2 episodes through the one episode loop, recorded with what the tau2 pipelines and metrics read.
 
-An agent is any object with ``act(events: list[Event]) -> Event`` (see ``oracle.Agent``); ``make_agent``
-builds one per task (the oracle needs the task; an LLM agent can ignore it). Each log holds the opening
-events, every action with its observations (the action's ``step`` is its index in the episode), a
-TURN_COMPLETE event with the termination reason, and a REWARD event (scope ``episode``, name ``total``)
-whose ``info`` is tau2's full reward info. ``metadata`` holds ``domain``, ``task_id``,
-``termination_reason``, ``reward``, ``steps``, ``max_steps``, ``user_tool_calls`` and ``agent``.
+:func:`run_tasks` runs tasks with one engine (the policy, batched over the tasks through
+:func:`agenttune.agents.run_episodes`) or with an engine per task (a scripted agent:
+:func:`agenttune.benchmarks.tau2.oracle.script_engine`), each task in its own harness from ``make_harness`` (a
+:class:`~agenttune.benchmarks.tau2.harness.Tau2Harness`, or a wrapper of one), with the ReAct strategy whose turn
+budget is the harness's step budget. The harness ends and scores an episode: the loop's episode REWARD (name
+``harness``) carries tau2's harness info (``termination_reason``, ``reward_info``, ``steps``, ``user_tool_calls``).
+An episode the loop ended first (turns spent on unparsable calls are no tau2 steps) is scored by closing its
+harness with ``max_steps``, and that REWARD is appended. ``metadata`` gains ``domain``, ``termination_reason``,
+``reward``, ``steps``, ``max_steps``, ``user_tool_calls`` and ``agent``.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from agenttune.benchmarks.tau2.harness import Tau2Harness
-from agenttune.benchmarks.tau2.oracle import Agent
-from agenttune.events.schema import Event, EventLog, RewardPayload, TurnCompletePayload, replace
-from agenttune.harness.protocol import Harness
+from agenttune.agents import ReAct, run_episodes
+from agenttune.engines.base import Engine
+from agenttune.events.schema import Event, EventKind, EventLog, RewardPayload, replace
 
 if TYPE_CHECKING:
     from tau2.data_model.tasks import Task
 
-
-def run_episode(harness: Harness, task: Task, agent: Agent, domain: str, agent_name: str = "") -> EventLog:
-    """One episode of ``task``; the harness must end it (the tau2 harness always does, by its budget)."""
-    events = harness.reset(task)
-    step = 0
-    while True:
-        action = replace(agent.act(list(events)), step=step, actor="agent")
-        result = harness.step(action)
-        events += [action, *result.observations]
-        step += 1
-        if result.done:
-            break
-    termination = result.info.get("termination_reason", "unknown")
-    reward_info = result.info.get("reward_info", {})
-    events += [
-        Event(payload=TurnCompletePayload(reason=termination), actor="env", step=step - 1),
-        Event(
-            payload=RewardPayload(
-                scope="episode", name="total", value=float(result.reward or 0.0), info=reward_info
-            ),
-            actor="judge",
-            step=step - 1,
-        ),
-    ]
-    return EventLog(
-        id=f"tau2_{domain}_{task.id}_{uuid.uuid4().hex[:8]}",
-        source=f"tau2_{domain}",
-        task_id=str(task.id),
-        tools=harness.tool_schemas(),
-        events=events,
-        metadata={
-            "domain": domain,
-            "task_id": str(task.id),
-            "termination_reason": termination,
-            "reward": float(result.reward or 0.0),
-            "steps": step,
-            "max_steps": getattr(harness, "max_steps", None),
-            "user_tool_calls": result.info.get("user_tool_calls", []),
-            "agent": agent_name,
-        },
-    )
+EngineFor = Callable[["Task"], Engine]  # task -> the engine that plays it (scripted agents)
 
 
 def run_tasks(
-    harness: Tau2Harness | Harness,
+    engine: Engine | EngineFor,
+    make_harness: Callable[[], Any],
     tasks: Iterable[Task],
-    make_agent: Callable[[Task], Agent],
-    domain: str | None = None,
+    domain: str,
     agent_name: str = "",
     progress: bool = False,
 ) -> list[EventLog]:
-    """Run every task once with a fresh agent from ``make_agent(task)``; returns one EventLog per task.
-
-    ``domain`` defaults to the harness's own (wrapped harnesses expose it as ``.domain`` too).
-    """
-    domain = domain or getattr(harness, "domain", "")
+    """One recorded episode per task, in task order (see the module docstring)."""
     task_list = list(tasks)
-    iterator: Iterable[Any] = tqdm(task_list, desc=f"tau2 {domain}") if progress else task_list
-    return [run_episode(harness, task, make_agent(task), domain, agent_name) for task in iterator]
+    harnesses = [make_harness() for _ in task_list]
+    if not harnesses:
+        return []
+    strategy = ReAct(max_turns=harnesses[0].max_steps)
+    source = f"tau2_{domain}"
+    if isinstance(engine, Engine):
+        logs = run_episodes(engine, harnesses, strategy, task_list, source=source)
+    else:
+        pairs = list(zip(task_list, harnesses, strict=True))
+        iterator = tqdm(pairs, desc=f"tau2 {domain}") if progress else pairs
+        logs = [run_episodes(engine(t), [h], strategy, [t], source=source)[0] for t, h in iterator]
+    return [record(log, harness, domain, agent_name) for log, harness in zip(logs, harnesses, strict=True)]
+
+
+def record(log: EventLog, harness: Any, domain: str, agent_name: str) -> EventLog:
+    """``log`` with its tau2 metadata, scored by closing ``harness`` when the loop ended it first."""
+    reward = next(
+        (e for e in reversed(log.events) if e.kind == EventKind.REWARD and e.payload.scope == "episode"), None
+    )
+    events = log.events
+    if reward is None:
+        result = harness.close("max_steps")
+        payload = RewardPayload(scope="episode", name="harness", value=result.reward, info=result.info)
+        reward = Event(payload=payload, actor="env", step=events[-1].step if events else 0)
+        events = [*events, reward]
+    info = reward.payload.info
+    metadata = {
+        **log.metadata,
+        "domain": domain,
+        "termination_reason": info["termination_reason"],
+        "reward": float(reward.payload.value),
+        "steps": info["steps"],
+        "max_steps": harness.max_steps,
+        "user_tool_calls": info["user_tool_calls"],
+        "agent": agent_name,
+    }
+    return replace(log, events=events, metadata=metadata)

@@ -1,4 +1,5 @@
-"""Per-domain rules layered on the schema-derived ToolGraph, as plain dicts (overridable from config).
+"""tau2's domain facts for self-evolution: per-domain rules layered on the schema-derived ToolGraph, as plain
+dicts (overridable from config). The benchmark owns them; the pipelines hand them to :mod:`agenttune.selfevolve`.
 
 Keys: ``prerequisites`` maps a write tool to tools that must all have run before it (on top of the
 schema-derived "read what you act on" groups); ``notes`` are policy reminders added to the planning prompt.
@@ -42,6 +43,6 @@ DEFAULT_RULES: dict[str, dict[str, Any]] = {
 }
 
 
-def rules_for(domain: str, override: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``override`` when given and non-empty, else the domain's defaults (empty for unknown domains)."""
-    return dict(override) if override else dict(DEFAULT_RULES.get(domain, {}))
+def rules_for(domain: str) -> dict[str, Any]:
+    """A copy of the domain's rules (empty for a domain without any)."""
+    return dict(DEFAULT_RULES.get(domain, {}))
