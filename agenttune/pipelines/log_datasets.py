@@ -8,12 +8,14 @@ same targets:
 - ``dpo`` / ``bco`` pairs: chosen = the recorded turn, rejected = the turn recorded at the same position of
   another log (a reply that belongs to another conversation);
 - ``kto`` / ``bco`` unpaired: the same two completions labelled good and bad;
-- ``grpo`` / ``rloo`` / ``ppo`` prompts with a ``reference`` column, scored by :func:`reference_similarity`
-  and the tool-call format reward.
+- ``grpo`` / ``rloo`` / ``ppo``: :class:`~agenttune.harness.recorded_turns.RecordedTurn` tasks
+  (:func:`recorded_turns`) whose episodes the policy writes through the episode loop, scored by
+  :func:`reference_similarity` and the tool-call format reward (:func:`recorded_turn_reward`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import Any
@@ -25,7 +27,11 @@ from agenttune.engines.tool_calls import assistant_text
 from agenttune.events.projections.messages import chat_messages
 from agenttune.events.projections.sft import sft_rows
 from agenttune.events.schema import EventLog
+from agenttune.harness.recorded_turns import RecordedTurn
 from agenttune.rewards.cuad_search import completion_text
+from agenttune.rewards.episode import EpisodeReward
+from agenttune.rewards.format import tool_call_format
+from agenttune.rewards.mix import RewardMix
 from agenttune.training import TrainingData
 
 
@@ -65,13 +71,38 @@ def reference_similarity(completions: list, reference: list[str], **kwargs: Any)
     ]
 
 
+def recorded_turns(logs: Sequence[EventLog], max_prompt_turns: int = 4) -> list[RecordedTurn]:
+    """Every assistant turn of ``logs`` (see :func:`turn_targets`) as a task for on-policy training; of turns
+    with the same prompt (a task is known by its opening) the first is kept."""
+    turns: dict[str, RecordedTurn] = {}
+    for prompt, turn in turn_targets(logs, max_prompt_turns):
+        key = json.dumps(prompt, sort_keys=True, default=str)
+        if key not in turns:
+            turns[key] = RecordedTurn(id=f"turn-{len(turns)}", prompt=prompt, reference=assistant_text(turn))
+    return list(turns.values())
+
+
+def recorded_turn_columns(log: EventLog, task: RecordedTurn) -> dict[str, Any]:
+    """The policy's reply as it wrote it (text and ``<tool_call>`` blocks) and the recorded turn."""
+    messages = chat_messages(log)
+    reply = assistant_text(messages[-1]) if messages and messages[-1]["role"] == "assistant" else ""
+    return {"completion": reply, "reference": task.reference}
+
+
+def recorded_turn_reward() -> EpisodeReward:
+    """Similarity to the recorded turn plus the tool-call format reward, equally weighted."""
+    mix = RewardMix({"reference_similarity": (reference_similarity, 1.0), "format": (tool_call_format, 1.0)})
+    return EpisodeReward(mix, recorded_turn_columns)
+
+
 def training_data(
     algorithm: AlgorithmConfig,
     logs: Sequence[EventLog],
     tokenizer,
     max_prompt_turns: int = 4,
 ) -> TrainingData:
-    """The :class:`TrainingData` field ``algorithm.name`` trains on, built from ``logs``."""
+    """The :class:`TrainingData` field ``algorithm.name`` trains on, built from ``logs`` (the recorded-data
+    algorithms; the on-policy ones sample :func:`recorded_turns`)."""
     if algorithm.name == "sft":
         # The weighted SFT trainer cuts rows to algorithm.max_length.
         return TrainingData(sft=Dataset.from_list(sft_rows(logs, tokenizer, dict(algorithm.segment_weights))))
@@ -79,9 +110,6 @@ def training_data(
     prompts = [prompt for prompt, _ in targets]
     chosen = [turn for _, turn in targets]
     rejected = chosen[1:] + chosen[:1]  # the turn of the next target: another position or another log
-    if algorithm.name in ("grpo", "rloo", "ppo"):
-        references = [assistant_text(turn) for turn in chosen]
-        return TrainingData(prompts=Dataset.from_dict({"prompt": prompts, "reference": references}))
     if algorithm.name in ("dpo", "bco"):
         rows = {"prompt": prompts, "chosen": [[t] for t in chosen], "rejected": [[t] for t in rejected]}
         return TrainingData(preferences=Dataset.from_dict(rows))

@@ -2,7 +2,8 @@
 
 The smoke experiment's pipeline. ``benchmark=adp_samples`` imports Agent Data Protocol sample files from the
 data folder as EventLogs (written to the run's ``eventlogs/``), :mod:`agenttune.pipelines.log_datasets` turns
-them into the dataset the algorithm reads, and the policy trains for ``algorithm.max_steps`` steps.
+them into the dataset the algorithm reads (on-policy algorithms: recorded turns the policy rewrites through the
+episode loop, every rollout in ``eventlogs/train/``), and the policy trains for ``algorithm.max_steps`` steps.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from omegaconf import DictConfig
 
 from agenttune.events import write_jsonl
 from agenttune.events.adp import import_adp
-from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy
-from agenttune.pipelines.log_datasets import reference_similarity, training_data
-from agenttune.rewards.format import tool_call_format
+from agenttune.harness.recorded_turns import RecordedTurnHarness
+from agenttune.pipelines.common import episode_rollouts, load_policy, resume_checkpoint, train_policy
+from agenttune.pipelines.log_datasets import recorded_turn_reward, recorded_turns, training_data
 from agenttune.tracking.run import RunContext
+from agenttune.training import TrainingData
+
+ON_POLICY = ("grpo", "rloo", "ppo")
 
 
 def load_logs(cfg: DictConfig) -> list:
@@ -33,14 +37,14 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     logs = load_logs(cfg)
     write_jsonl(logs, run.eventlog_dir / "train_source.jsonl")
     model, tokenizer = load_policy(cfg)
-    data = training_data(cfg.algorithm, logs, tokenizer, cfg.benchmark.max_prompt_turns)
-    rewards = (
-        [reference_similarity, tool_call_format] if cfg.algorithm.name in ("grpo", "rloo", "ppo") else None
-    )
+    if cfg.algorithm.name in ON_POLICY:
+        tasks = recorded_turns(logs, cfg.benchmark.max_prompt_turns)
+        rollouts = episode_rollouts(cfg, run, tokenizer, tasks, RecordedTurnHarness, recorded_turn_reward())
+        data = TrainingData()
+    else:
+        rollouts, data = None, training_data(cfg.algorithm, logs, tokenizer, cfg.benchmark.max_prompt_turns)
     before = {name: param.detach().clone() for name, param in model.named_parameters() if param.requires_grad}
-    train_policy(
-        cfg, run, model, tokenizer, data, reward_funcs=rewards, resume_from=resume_checkpoint(cfg, run)
-    )
+    train_policy(cfg, run, model, tokenizer, data, resume_from=resume_checkpoint(cfg, run), rollouts=rollouts)
     changed = sum(
         not param.detach().equal(before[name]) for name, param in model.named_parameters() if name in before
     )

@@ -1,4 +1,5 @@
-"""The smoke experiment trains the tiny model two steps with each of the seven algorithms, from real ADP logs."""
+"""The smoke experiment trains the tiny model two steps with each of the seven algorithms, from real ADP logs (the
+on-policy ones rewrite recorded turns through the episode loop, each step's episodes kept in eventlogs/train/)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ def test_smoke_trains_two_steps_and_changes_parameters(run_pipeline, algorithm):
     assert metrics["train/params_changed_share"] == 1.0
     assert (run_dir / "checkpoints" / "final" / "config.json").exists()
     assert (run_dir / "eventlogs" / "train_source.jsonl").exists()
+    rollouts = sorted(p.name for p in (run_dir / "eventlogs").glob("train/step-*.jsonl"))
+    assert rollouts == (["step-0.jsonl", "step-1.jsonl"] if algorithm in ("grpo", "rloo", "ppo") else [])
     steps = [line for line in (run_dir / "metrics.jsonl").read_text().splitlines() if '"train/' in line]
     assert len(steps) >= 2, "one metrics.jsonl record per logged step"
 
