@@ -1,6 +1,10 @@
 """Pipelines: what a job does, named by ``pipeline=`` in the config.
 
 Each pipeline is a function ``run(cfg, run: RunContext) -> None`` in its own module, imported only when chosen.
+Every one takes any benchmark (``benchmark=``, :mod:`agenttune.benchmarks.base`): ``evaluate`` (one evaluation
+phase), ``rl`` (evaluate, warm start, on-policy training, evaluate), ``distill`` (teacher -> filter -> SFT),
+``self_evolve`` (ToolGraph + divergence-point DPO, for benchmarks that describe their domains) and
+``train_on_logs`` (recorded trajectories). Their building blocks are in :mod:`agenttune.pipelines.stages`.
 """
 
 from __future__ import annotations
@@ -15,12 +19,11 @@ from agenttune.config import validate_config
 from agenttune.tracking.run import RunContext
 
 PIPELINES = {
+    "evaluate": "agenttune.pipelines.evaluate",
+    "rl": "agenttune.pipelines.rl",
+    "distill": "agenttune.pipelines.distill",
+    "self_evolve": "agenttune.pipelines.self_evolve",
     "train_on_logs": "agenttune.pipelines.train_on_logs",
-    "cuad_grpo": "agenttune.pipelines.cuad_grpo",
-    "cuad_distill": "agenttune.pipelines.cuad_distill",
-    "legalbench_rag_transfer": "agenttune.pipelines.legalbench_rag_transfer",
-    "tau2_eval": "agenttune.pipelines.tau2_eval",
-    "tau2_toolgraph_dpo": "agenttune.pipelines.tau2_toolgraph_dpo",
 }
 
 

@@ -1,50 +1,37 @@
-"""Train the policy with ``algorithm`` on recorded trajectories: EventLog -> projection -> TRL trainer.
+"""``pipeline=train_on_logs``: train on a benchmark's recorded trajectories (the smoke experiment).
 
-The smoke experiment's pipeline. ``benchmark=adp_samples`` imports Agent Data Protocol sample files from the
-data folder as EventLogs (written to the run's ``eventlogs/``), :mod:`agenttune.pipelines.log_datasets` turns
-them into the dataset the algorithm reads (on-policy algorithms: recorded turns the policy rewrites through the
-episode loop, every rollout in ``eventlogs/train/``), and the policy trains for ``algorithm.max_steps`` steps.
+``benchmark=adp_samples`` imports Agent Data Protocol sample files from the data folder as EventLogs (written to
+``eventlogs/train_source.jsonl``). Algorithms that learn from recorded data (sft, dpo, bco, kto) train on the
+projection they read (:mod:`agenttune.pipelines.log_datasets`); on-policy ones (grpo, rloo, ppo) rewrite the
+recorded assistant turns through the episode loop, every rollout in ``eventlogs/train/``. The policy trains for
+``algorithm.max_steps`` steps; ``train/params_changed_share`` says how many parameter tensors moved.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from omegaconf import DictConfig
 
+from agenttune.benchmarks.base import load_benchmark
 from agenttune.events import write_jsonl
-from agenttune.events.adp import import_adp
-from agenttune.harness.recorded_turns import RecordedTurnHarness
-from agenttune.pipelines.common import episode_rollouts, load_policy, resume_checkpoint, train_policy
-from agenttune.pipelines.log_datasets import recorded_turn_reward, recorded_turns, training_data
+from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy
+from agenttune.pipelines.log_datasets import training_data
+from agenttune.pipelines.stages import train_on_policy
 from agenttune.tracking.run import RunContext
-from agenttune.training import TrainingData
-
-ON_POLICY = ("grpo", "rloo", "ppo")
-
-
-def load_logs(cfg: DictConfig) -> list:
-    folder = Path(cfg.paths.data_dir) / "adp_samples"
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"{folder} is missing: put the data folder beside the repo (../shared/data) or set AGENTTUNE_DATA_DIR"
-        )
-    logs = [log for name in cfg.benchmark.files for log in import_adp(folder / name)]
-    return logs[: cfg.benchmark.num_train] if cfg.benchmark.num_train else logs
+from agenttune.training import algorithm_info
 
 
 def run(cfg: DictConfig, run: RunContext) -> None:
-    logs = load_logs(cfg)
+    benchmark = load_benchmark(cfg)
+    logs = benchmark.recorded_logs()
     write_jsonl(logs, run.eventlog_dir / "train_source.jsonl")
     model, tokenizer = load_policy(cfg)
-    if cfg.algorithm.name in ON_POLICY:
-        tasks = recorded_turns(logs, cfg.benchmark.max_prompt_turns)
-        rollouts = episode_rollouts(cfg, run, tokenizer, tasks, RecordedTurnHarness, recorded_turn_reward())
-        data = TrainingData()
-    else:
-        rollouts, data = None, training_data(cfg.algorithm, logs, tokenizer, cfg.benchmark.max_prompt_turns)
     before = {name: param.detach().clone() for name, param in model.named_parameters() if param.requires_grad}
-    train_policy(cfg, run, model, tokenizer, data, resume_from=resume_checkpoint(cfg, run), rollouts=rollouts)
+    resume_from = resume_checkpoint(cfg, run)
+    if algorithm_info(cfg.algorithm.name).on_policy:
+        train_on_policy(cfg, run, benchmark, model, tokenizer, resume_from)
+    else:
+        data = training_data(cfg.algorithm, logs, tokenizer, cfg.benchmark.max_prompt_turns)
+        train_policy(cfg, run, model, tokenizer, data, resume_from=resume_from)
     changed = sum(
         not param.detach().equal(before[name]) for name, param in model.named_parameters() if name in before
     )

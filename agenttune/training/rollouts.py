@@ -77,7 +77,7 @@ class EpisodeRollouts:
 
     Args:
         tasks: the training tasks (anything the harness's ``reset`` takes).
-        make_harness: a fresh harness per episode.
+        make_harness: a fresh harness for one episode of a task (``make_harness(task)``).
         strategy: the ``strategy`` group's object; it drives training rollouts as it drives evaluation.
         reward: scores the finished episodes.
         make_engine: builds the engine around the live policy the first time it is needed.
@@ -89,7 +89,7 @@ class EpisodeRollouts:
     def __init__(
         self,
         tasks: Sequence[Any],
-        make_harness: Callable[[], Harness],
+        make_harness: Callable[[Any], Harness],
         strategy: ReAct,
         reward: EpisodeReward,
         make_engine: Callable[[Any], Engine],
@@ -112,7 +112,7 @@ class EpisodeRollouts:
 
     def opening(self, task: Any) -> list[Message]:
         """The conversation an episode of ``task`` starts from: the harness's opening through the strategy."""
-        return self.strategy.init(task, self.make_harness().reset(task)).messages
+        return self.strategy.init(task, self.make_harness(task).reset(task)).messages
 
     def dataset(self):
         """The prompt dataset for the trainer: one row per task (``prompt``: its opening conversation)."""
@@ -139,9 +139,8 @@ class EpisodeRollouts:
         engine = self.engine(model)
         was_training = model.training
         try:
-            logs = run_episodes(
-                engine, self.make_harness, self.strategy, tasks, source=self.source, full=True
-            )
+            harnesses = [self.make_harness(task) for task in tasks]
+            logs = run_episodes(engine, harnesses, self.strategy, tasks, source=self.source, full=True)
         finally:
             model.train(was_training)
         logs = self.reward(logs, tasks)

@@ -1,4 +1,5 @@
-"""tau2 pipelines: the oracle scores 1.0 and a perturbed oracle less, through train.py's config and RunContext."""
+"""tau2 through the generic evaluate pipeline: the oracle scores 1.0 and a perturbed oracle less (train.py config,
+RunContext); policy episodes are batched through the episode loop."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def test_oracle_scores_one_on_a_sample(run_pipeline):
     assert summary["status"] == "completed", summary["error"]
     assert summary["metrics"]["eval/avg_reward"] == 1.0
     assert summary["metrics"]["eval/telecom/episodes"] == 5
-    lines = (run_dir / "eventlogs" / "eval_telecom.jsonl").read_text().splitlines()
+    lines = (run_dir / "eventlogs" / "eval.jsonl").read_text().splitlines()
     assert len(lines) == 5 and json.loads(lines[0])["metadata"]["domain"] == "telecom"
 
 

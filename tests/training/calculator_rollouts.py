@@ -50,7 +50,7 @@ def calculator_rollouts(
 ):
     return EpisodeRollouts(
         tasks(n),
-        harness or CalculatorHarness,
+        lambda task: (harness or CalculatorHarness)(),
         strategy or ReAct(max_turns=3),
         reward or calculator_reward(),
         make_engine or tiny_engine(tokenizer),

@@ -35,15 +35,14 @@ def episode_scores(log: EventLog, question: QuestionRecord) -> dict[str, float]:
     }
 
 
-def search_metrics(
-    logs: Sequence[EventLog], questions: Sequence[QuestionRecord], prefix: str
-) -> dict[str, float]:
-    """Mean episode scores as ``<prefix>/<metric>``; logs and questions are matched by task id."""
+def search_metrics(logs: Sequence[EventLog], questions: Sequence[QuestionRecord]) -> dict[str, float]:
+    """Mean episode scores by metric name, and the number of ``questions``; logs and questions are matched by
+    task id."""
     by_id = {q.id: q for q in questions}
     missing = [log.task_id for log in logs if log.task_id not in by_id]
     if missing:
         raise KeyError(f"logs of unknown questions: {missing[:3]}")
     scores = [episode_scores(log, by_id[log.task_id]) for log in logs]
-    metrics = {f"{prefix}/{name}": mean(s[name] for s in scores) for name in scores[0]}
-    metrics[f"{prefix}/questions"] = len(scores)
+    metrics = {name: mean(s[name] for s in scores) for name in scores[0]}
+    metrics["questions"] = len(scores)
     return metrics

@@ -1,24 +1,26 @@
-"""tau2 self-evolution: self trajectories -> failure attribution -> ToolGraph -> divergence-point DPO -> selection
--> evaluation of baseline, ToolGraph and ToolGraph + DPO per domain.
+"""``pipeline=self_evolve``: the self-evolution method on any benchmark that describes its domains
+(:class:`~agenttune.benchmarks.base.Domain`; tau2 does): self trajectories -> failure attribution -> ToolGraph ->
+divergence-point DPO -> selection -> evaluation of baseline, ToolGraph and ToolGraph + DPO per domain.
 
-1. Collect trajectories on the train split (``benchmark.num_train`` > 0 tasks per domain). On CPU no LLM is
-   needed: successes come from the oracle and failures from the perturbed oracles (every kind of
-   :data:`~agenttune.benchmarks.tau2.oracle.PERTURBATIONS`), scripted engines run through the one episode loop.
-   :func:`collect` takes agents (an engine, or task -> scripted engine), so with a GPU or an endpoint the policy's
-   own rollouts (its engine, batched over the tasks) take their place.
+1. Collect trajectories on each domain's train tasks (``benchmark.num_train`` > 0 per domain) with the domain's
+   collection agents. On CPU no LLM is needed: for tau2, successes come from the oracle and failures from the
+   perturbed oracles (scripted engines through the one episode loop). With a GPU or an endpoint the policy's own
+   rollouts can take their place (:func:`agenttune.pipelines.stages.episodes` takes any engine).
 2. Failure attribution counts -> ``selfevolve/attributed_<category>``.
-3. One ToolGraph per domain, its weights fitted on the successful trajectories.
+3. One ToolGraph per domain from the domain's tools and rules, its weights fitted on the successful trajectories.
 4. Divergence-point DPO pairs with the ToolGraph planning prompt, rendered as the policy is sent its conversation
-   (tau2's gold action checks drop rejected actions that were correct); counts after each filter -> ``pairs/<name>``.
+   (the domain's ``action_is_correct`` drops rejected actions that were correct); counts after each filter ->
+   ``pairs/<name>``.
 5. DPO (TRL, through ``train_policy``), checkpoints every ``algorithm.save_steps``.
 6. Checkpoint selection: per checkpoint, the mean chosen reward ``beta * (log p_policy - log p_ref)`` of the
    chosen actions of the validation pairs (train pairs when no task fell in validation) -> keep checkpoints
    with a positive one (all when none is), then the best end-to-end reward of the ToolGraph-wrapped policy on
-   ``selection_tasks`` test tasks per domain. ``selected_checkpoint`` and ``select/<checkpoint>/*`` go to
-   the summary.
-7. Evaluation on ``benchmark.num_eval`` test tasks per domain with ``harness.max_steps`` steps: ``baseline``
+   ``SELECTION_TASKS`` eval tasks per domain. ``selected_checkpoint`` and ``select/<checkpoint>/*`` go to the
+   summary.
+7. Evaluation on ``benchmark.num_eval`` eval tasks per domain with ``harness.max_steps`` steps: ``baseline``
    (the initial policy), ``toolgraph`` (wrapped), ``toolgraph_dpo`` (selected checkpoint, wrapped) ->
-   ``eval/<variant>/<domain>/<metric>`` and ``eval/<variant>/<domain>/improved|regressed`` vs baseline.
+   ``eval/<variant>/<metric>`` (the benchmark's metrics) and ``eval/<variant>/<domain>/improved|regressed`` vs
+   baseline.
 """
 
 from __future__ import annotations
@@ -32,27 +34,14 @@ from typing import Any
 import torch
 from omegaconf import DictConfig
 
-from agenttune.benchmarks.tau2.metrics import compare, gold_action_matched, summarize
-from agenttune.benchmarks.tau2.oracle import PERTURBATIONS
+from agenttune.benchmarks.base import Benchmark, Domain, load_benchmark
 from agenttune.config import ModelConfig
 from agenttune.engines.templates import encode, render
 from agenttune.events.schema import EventLog
 from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy, typed
-from agenttune.pipelines.tau2_eval import (
-    Agent,
-    HarnessFactory,
-    all_tool_kinds,
-    domain_metrics,
-    domain_toolgraph,
-    domains_of,
-    make_harness,
-    run_and_write,
-    scripted_agent,
-    tasks_of,
-    toolgraph_config,
-    with_toolgraph,
-)
+from agenttune.pipelines.stages import episodes, policy_engine, toolgraph_controllers
 from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
+from agenttune.selfevolve.controller import ToolGraphController
 from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData
@@ -60,24 +49,34 @@ from agenttune.training.checkpoints import checkpoint_folders
 
 log = logging.getLogger(__name__)
 
-COLLECT_MAX_STEPS = 50  # scripted collection is cheap; the oracle needs the full tau2 budget
-SELECTION_TASKS = 2  # test tasks per domain for the end-to-end part of checkpoint selection
+COLLECT_MAX_STEPS = 50  # scripted collection is cheap; tau2's oracle needs the full step budget
+SELECTION_TASKS = 2  # eval tasks per domain for the end-to-end part of checkpoint selection
 TRL_COLUMNS = ("prompt", "chosen", "rejected", "tools")
 
 
-def collect(
-    run: RunContext, make_harness: HarnessFactory, tasks: Sequence, agents: Mapping[str, Agent], domain: str
-) -> list[EventLog]:
-    """Run every agent on ``tasks``; episodes to ``eventlogs/collect_<domain>_<name>.jsonl``."""
+def collect(cfg: DictConfig, run: RunContext, benchmark: Benchmark, domain: Domain) -> list[EventLog]:
+    """Every collection agent of ``domain`` on its train tasks, with the full step budget; episodes to
+    ``eventlogs/collect_<domain>_<agent>.jsonl``."""
+    tasks = benchmark.domain_tasks(domain.name, "train")
+    harness_for = lambda task: benchmark.domain_harness(domain.name, COLLECT_MAX_STEPS)  # noqa: E731
     logs: list[EventLog] = []
-    for name, agent in agents.items():
-        logs += run_and_write(run, make_harness, tasks, agent, domain, f"collect_{domain}_{name}")
+    for kind, agent in domain.collection_agents.items():
+        name = f"collect_{domain.name}_{kind}"
+        logs += episodes(
+            cfg, benchmark, agent, tasks, name, run, harness_for=harness_for, max_turns=COLLECT_MAX_STEPS
+        )
     return logs
 
 
-def scripted_agents(harness: Any) -> dict[str, Agent]:
-    """CPU collection: the oracle (successes) and each perturbed oracle (failures)."""
-    return {kind: scripted_agent(kind, harness) for kind in ("oracle", *PERTURBATIONS)}
+def compare(score, before: Sequence[EventLog], after: Sequence[EventLog]) -> dict[str, int]:
+    """Tasks whose score went up or down between two runs of the same tasks (matched by task id)."""
+    old = {log.task_id: score(log) for log in before}
+    new = {log.task_id: score(log) for log in after}
+    shared = old.keys() & new.keys()
+    return {
+        "improved": sum(new[t] > old[t] for t in shared),
+        "regressed": sum(new[t] < old[t] for t in shared),
+    }
 
 
 def completion_logps(model, tokenizer, rows: Sequence[Mapping[str, Any]], max_length: int) -> list[float]:
@@ -137,58 +136,54 @@ def checkpoints(run: RunContext) -> list[Path]:
 
 
 def evaluate_policy(
-    cfg: DictConfig, run: RunContext, model, tokenizer, name: str, toolgraph: bool, graphs, limit: int
-) -> dict[str, list[EventLog]]:
-    """Episodes of the policy on ``limit`` test tasks per domain (ToolGraph-wrapped when ``toolgraph``)."""
-    from agenttune.engines import build_engine
-
-    model.eval()
-    engine = build_engine(typed(cfg.model, ModelConfig), model, tokenizer)
-    tg_cfg = toolgraph_config(cfg)
-    out = {}
-    for domain in domains_of(cfg):
-        agent: Agent = engine
-        harnesses: HarnessFactory = lambda domain=domain: make_harness(cfg, domain)  # noqa: E731
-        if toolgraph:
-            harnesses, agent = with_toolgraph(harnesses, engine, graphs[domain], tg_cfg)
-        tasks = tasks_of(domain, "test", limit)
-        out[domain] = run_and_write(run, harnesses, tasks, agent, domain, f"{name}_{domain}")
-    return out
+    cfg: DictConfig,
+    run: RunContext,
+    benchmark: Benchmark,
+    model,
+    tokenizer,
+    name: str,
+    controllers: Mapping[str, ToolGraphController] | None,
+    limit: int,
+) -> list[EventLog]:
+    """Episodes of the policy on ``limit`` eval tasks per domain (inside ``controllers`` when given)."""
+    tasks = [task for domain in benchmark.domains for task in benchmark.domain_tasks(domain, "eval", limit)]
+    return episodes(cfg, benchmark, policy_engine(cfg, model, tokenizer), tasks, name, run, controllers)
 
 
 def run(cfg: DictConfig, run: RunContext) -> None:
-    domains = domains_of(cfg)
-    tg_cfg = toolgraph_config(cfg)
+    benchmark = load_benchmark(cfg)
+    domains = {name: benchmark.domain(name) for name in benchmark.domains}
     summary: dict[str, Any] = {}
 
     # 1-4: trajectories, attribution, ToolGraphs, DPO pairs
     all_logs: list[EventLog] = []
-    kinds, graphs, train_rows, val_rows = {}, {}, [], []
+    collected: dict[str, list[EventLog]] = {}
+    for name, domain in domains.items():
+        collected[name] = collect(cfg, run, benchmark, domain)
+        all_logs += collected[name]
+    successes = {name: [e for e in logs if domains[name].successful(e)] for name, logs in collected.items()}
+    controllers = toolgraph_controllers(cfg, benchmark, successes)
+    train_rows, val_rows = [], []
     pair_counts: Counter[str] = Counter()
-    for domain in domains:
-        harness = make_harness(cfg, domain, COLLECT_MAX_STEPS)
-        kinds[domain] = all_tool_kinds(harness)
-        tasks = tasks_of(domain, "train", cfg.benchmark.num_train)
-        collection: HarnessFactory = lambda domain=domain: make_harness(cfg, domain, COLLECT_MAX_STEPS)  # noqa: E731
-        logs = collect(run, collection, tasks, scripted_agents(harness), domain)
-        all_logs += logs
-        successes = [entry for entry in logs if entry.metadata.get("reward", 0.0) >= 1.0]
-        graphs[domain] = domain_toolgraph(harness, tg_cfg, successes)
-        planning = (
-            graphs[domain].planning_prompt(use_rules=tg_cfg.domain_rules) if tg_cfg.planning_prompt else None
+    for name, domain in domains.items():
+        config = controllers[name].config
+        graph = controllers[name].graph
+        planning = graph.planning_prompt(use_rules=config.domain_rules) if config.planning_prompt else None
+        pairs = build_dpo_pairs(
+            collected[name], planning, DivergenceConfig(), is_correct=domain.action_is_correct
         )
-        pairs = build_dpo_pairs(logs, planning, DivergenceConfig(), is_correct=gold_action_matched)
         train_rows += pairs.train
         val_rows += pairs.validation
         pair_counts.update(pairs.counts)
-        summary[f"collect/{domain}/episodes"] = len(logs)
-        summary[f"collect/{domain}/successes"] = len(successes)
+        summary[f"collect/{name}/episodes"] = len(collected[name])
+        summary[f"collect/{name}/successes"] = len(successes[name])
     # TRL drops pairs whose prompt is not shorter than max_length; count them here instead of failing later
     fits = lambda row: prompt_tokens(tokenizer_for(cfg), row) < cfg.algorithm.max_length  # noqa: E731
     too_long = sum(not fits(row) for row in train_rows + val_rows)
     train_rows, val_rows = [r for r in train_rows if fits(r)], [r for r in val_rows if fits(r)]
     pair_counts["dropped_prompt_too_long"] = too_long
     pair_counts["train_fitting"], pair_counts["validation_fitting"] = len(train_rows), len(val_rows)
+    kinds = {name: domain.tool_kinds for name, domain in domains.items()}
     attributed = Counter(a.category for a in attribute_failures(all_logs, kinds))
     summary.update({f"selfevolve/attributed_{c}": attributed.get(c, 0) for c in SEVERITY})
     summary.update({f"pairs/{name}": value for name, value in sorted(pair_counts.items())})
@@ -230,8 +225,10 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     positive = [name for name, s in scores.items() if s["chosen_reward"] > 0] or list(scores)
     for name in positive:
         policy = load_checkpoint(cfg, run.checkpoint_dir / name)
-        logs = evaluate_policy(cfg, run, policy, tokenizer, f"select_{name}", True, graphs, SELECTION_TASKS)
-        scores[name]["e2e_reward"] = summarize([e for d in logs.values() for e in d])["avg_reward"]
+        logs = evaluate_policy(
+            cfg, run, benchmark, policy, tokenizer, f"select_{name}", controllers, SELECTION_TASKS
+        )
+        scores[name]["e2e_reward"] = benchmark.metrics(logs, [])["avg_reward"]
         del policy
     selected = max(positive, key=lambda n: (scores[n]["e2e_reward"], scores[n]["chosen_reward"]))
     summary = {f"select/{name}/{key}": value for name, s in scores.items() for key, value in s.items()}
@@ -249,22 +246,24 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     limit = cfg.benchmark.num_eval
     base, _ = load_policy(cfg)
     variants = {
-        "baseline": evaluate_policy(cfg, run, base, tokenizer, "eval_baseline", False, graphs, limit),
-        "toolgraph": evaluate_policy(cfg, run, base, tokenizer, "eval_toolgraph", True, graphs, limit),
+        "baseline": evaluate_policy(cfg, run, benchmark, base, tokenizer, "eval_baseline", None, limit),
+        "toolgraph": evaluate_policy(
+            cfg, run, benchmark, base, tokenizer, "eval_toolgraph", controllers, limit
+        ),
     }
     tuned = load_checkpoint(cfg, run.checkpoint_dir / selected)
     variants["toolgraph_dpo"] = evaluate_policy(
-        cfg, run, tuned, tokenizer, "eval_toolgraph_dpo", True, graphs, limit
+        cfg, run, benchmark, tuned, tokenizer, "eval_toolgraph_dpo", controllers, limit
     )
     metrics: dict[str, float] = {}
-    for variant, by_domain in variants.items():
-        for domain, logs in by_domain.items():
-            metrics.update(domain_metrics(logs, f"eval/{variant}/{domain}"))
-            if variant != "baseline":
-                change = compare(variants["baseline"][domain], logs)
-                metrics[f"eval/{variant}/{domain}/improved"] = change["improved"]
-                metrics[f"eval/{variant}/{domain}/regressed"] = change["regressed"]
-        episodes = [e for d in by_domain.values() for e in d]
-        metrics[f"eval/{variant}/avg_reward"] = summarize(episodes)["avg_reward"]
+    for variant, logs in variants.items():
+        metrics |= {f"eval/{variant}/{key}": value for key, value in benchmark.metrics(logs, []).items()}
+        if variant == "baseline":
+            continue
+        for name, domain in domains.items():
+            before = [e for e in variants["baseline"] if e.metadata.get("domain") == name]
+            after = [e for e in logs if e.metadata.get("domain") == name]
+            for key, value in compare(domain.score, before, after).items():
+                metrics[f"eval/{variant}/{name}/{key}"] = value
     run.log(metrics)
     run.set_summary(metrics)

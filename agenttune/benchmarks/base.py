@@ -1,0 +1,177 @@
+"""A benchmark is one class registered by name; the generic pipelines (``evaluate``, ``rl``, ``distill``,
+``self_evolve``, ``train_on_logs``) use nothing else, so a new benchmark needs no pipeline.
+
+``benchmark=NAME`` (or ``benchmark.name=NAME``) picks the class registered under ``NAME`` and
+:func:`load_benchmark` builds it from the composed config. What a benchmark provides:
+
+============================  =====================================================================================
+``tasks(split, limit)``       the first ``limit`` tasks of ``"train"`` or ``"eval"`` (default: the config's
+                              ``benchmark.num_train`` / ``num_eval``); anything its harness's ``reset`` takes, an
+                              ``id``/``task_id`` naming each in the logs
+``harness(task)``             a fresh harness for one episode of ``task``
+``reward()``                  an :class:`~agenttune.rewards.episode.EpisodeReward` scoring finished EventLogs
+                              (on-policy training)
+``metrics(logs, tasks)``      evaluation metrics of a phase's logs (the pipelines prefix them: ``eval_after/em``)
+``teacher(task, tokenizer,    a scripted engine that plays ``task``: ``oracle`` plays it well (a teacher to distil),
+kind)``                       other kinds the benchmark names (tau2's perturbed oracles) play it badly on purpose
+``check(log, task)``          why a teacher trajectory must not be trained on (``""`` keeps it)
+``record(log, harness)``      the finished episode with what the benchmark's metrics read added (default: as is)
+``recorded_logs()``           recorded trajectories to train on offline (the ADP samples)
+============================  =====================================================================================
+
+A benchmark that a self-improvement method (``pipeline=self_evolve``) can run on also describes each of its domains
+(:meth:`Benchmark.domain`, a :class:`Domain`): the method reads its domain facts there and never imports the
+benchmark.
+
+Built-in benchmarks are imported when first named (:data:`BUILT_IN`); one written elsewhere registers itself::
+
+    @register("arithmetic")
+    class Arithmetic(Benchmark):
+        def tasks(self, split): ...
+        def harness(self, task): ...
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from omegaconf import DictConfig
+
+from agenttune.events.schema import EventLog
+
+if TYPE_CHECKING:
+    from agenttune.engines.base import Engine
+    from agenttune.harness.protocol import Harness
+    from agenttune.rewards.episode import EpisodeReward
+
+SPLITS = ("train", "eval")
+BUILT_IN = {
+    "cuad_search": "agenttune.benchmarks.cuad.benchmark",
+    "legalbench_rag": "agenttune.benchmarks.legalbench_rag.benchmark",
+    "adp_samples": "agenttune.benchmarks.adp_samples",
+    "tau2_airline": "agenttune.benchmarks.tau2.benchmark",
+    "tau2_retail": "agenttune.benchmarks.tau2.benchmark",
+    "tau2_telecom": "agenttune.benchmarks.tau2.benchmark",
+}
+_REGISTRY: dict[str, type[Benchmark]] = {}
+
+
+@dataclass(frozen=True)
+class Domain:
+    """One domain of a benchmark as a self-improvement method sees it.
+
+    ``harness`` describes the tools (``tool_schemas()``, ``tool_kinds()``, ``tool_outputs()``); ``tool_kinds``
+    annotates every tool the episode may see (the user's included) as read or write; ``rules`` are the domain's
+    ToolGraph rules; ``collection_agents`` maps a scripted agent's kind to task -> engine (the oracle for
+    successes, perturbed ones for failures); ``score`` is an episode's score and ``successful`` whether it
+    succeeded; ``action_is_correct(action, log)`` whether an action matched what the task required.
+    """
+
+    name: str
+    harness: Any
+    tool_kinds: dict[str, str]
+    rules: Mapping[str, Any]
+    collection_agents: Mapping[str, Callable[[Any], Any]]
+    score: Callable[[EventLog], float]
+    successful: Callable[[EventLog], bool]
+    action_is_correct: Callable[[Any, EventLog], bool] | None = None
+
+
+class Benchmark:
+    """The interface of every benchmark (see the module docstring); ``cfg`` is the whole composed config.
+
+    ``splits`` names the splits it has: an evaluation-only benchmark has no ``"train"``, recorded data to learn
+    from no ``"eval"``.
+    """
+
+    splits: tuple[str, ...] = SPLITS
+
+    def __init__(self, cfg: DictConfig) -> None:
+        self.cfg = cfg
+        self.name = str(cfg.benchmark.name)
+
+    def tasks(self, split: str, limit: int | None = None) -> list[Any]:
+        raise NotImplementedError(f"benchmark {self.name!r} has no tasks")
+
+    def harness(self, task: Any) -> Harness:
+        raise NotImplementedError(f"benchmark {self.name!r} has no harness")
+
+    def reward(self) -> EpisodeReward:
+        raise NotImplementedError(
+            f"benchmark {self.name!r} defines no reward, so it cannot be trained on-policy"
+        )
+
+    def metrics(self, logs: Sequence[EventLog], tasks: Sequence[Any]) -> dict[str, float]:
+        raise NotImplementedError(f"benchmark {self.name!r} defines no metrics")
+
+    def teacher(self, task: Any, tokenizer: Any, kind: str = "oracle") -> Engine:
+        raise NotImplementedError(f"benchmark {self.name!r} has no scripted agent {kind!r}")
+
+    def check(self, log: EventLog, task: Any) -> str:
+        return ""
+
+    def record(self, log: EventLog, harness: Harness) -> EventLog:
+        return log
+
+    def recorded_logs(self) -> list[EventLog]:
+        raise NotImplementedError(f"benchmark {self.name!r} has no recorded trajectories to train on offline")
+
+    # ---- for self-improvement methods (see Domain) --------------------------------------------------------
+    domains: list[str] = []
+
+    def domain(self, name: str) -> Domain:
+        raise NotImplementedError(
+            f"benchmark {self.name!r} describes no domains for self-improvement methods"
+        )
+
+    def domain_of(self, task: Any) -> str:
+        """The domain ``task`` belongs to."""
+        raise NotImplementedError(
+            f"benchmark {self.name!r} describes no domains for self-improvement methods"
+        )
+
+    def domain_tasks(self, domain: str, split: str, limit: int | None = None) -> list[Any]:
+        raise NotImplementedError(
+            f"benchmark {self.name!r} describes no domains for self-improvement methods"
+        )
+
+    def domain_harness(self, domain: str, max_steps: int | None = None) -> Harness:
+        raise NotImplementedError(
+            f"benchmark {self.name!r} describes no domains for self-improvement methods"
+        )
+
+    def limit(self, split: str, limit: int | None) -> int:
+        """``limit``, or the config's size of ``split`` (``benchmark.num_train`` / ``num_eval``; 0 means all)."""
+        if split not in self.splits:
+            raise ValueError(f"benchmark {self.name!r} has no {split!r} split; it has {self.splits}")
+        if limit is not None:
+            return limit
+        return int(self.cfg.benchmark.num_train if split == "train" else self.cfg.benchmark.num_eval)
+
+
+def register(*names: str) -> Callable[[type[Benchmark]], type[Benchmark]]:
+    """Class decorator: ``benchmark=NAME`` builds this class, for each of ``names``."""
+
+    def decorate(cls: type[Benchmark]) -> type[Benchmark]:
+        for name in names:
+            _REGISTRY[name] = cls
+        return cls
+
+    return decorate
+
+
+def benchmark_class(name: str) -> type[Benchmark]:
+    """The class registered under ``name`` (importing a built-in's module on first use)."""
+    if name not in _REGISTRY and name in BUILT_IN:
+        importlib.import_module(BUILT_IN[name])
+    if name not in _REGISTRY:
+        raise KeyError(f"benchmark {name!r} is not registered; known: {sorted({*BUILT_IN, *_REGISTRY})}")
+    return _REGISTRY[name]
+
+
+def load_benchmark(cfg: DictConfig) -> Benchmark:
+    """The benchmark ``cfg.benchmark.name`` names, built from ``cfg``."""
+    return benchmark_class(str(cfg.benchmark.name))(cfg)

@@ -1,0 +1,91 @@
+"""``benchmark=cuad_search``: clause questions over CUAD contracts, answered by searching them.
+
+Train and eval questions come from CUAD's clause annotations (``benchmark.num_train``, ``benchmark.num_eval``);
+the retriever indexes the contracts they need plus distractors (``benchmark.max_docs``), built once in the cache.
+Each episode searches through :class:`~agenttune.harness.search_corpus.SearchCorpusHarness`; the ``reward``
+group mixes answer EM/F1, evidence coverage, frugality and format; metrics are
+:func:`~agenttune.benchmarks.cuad.metrics.search_metrics`; the teacher is the scripted
+:class:`~agenttune.benchmarks.cuad.teacher.RetrievalTeacher`, and its trajectories are kept when they pass
+:func:`~agenttune.benchmarks.cuad.teacher.check_trajectory`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from agenttune.benchmarks.base import Benchmark, register
+from agenttune.benchmarks.cuad.dataset import corpus_for, cuad_questions
+from agenttune.benchmarks.cuad.metrics import search_metrics
+from agenttune.benchmarks.cuad.teacher import RetrievalTeacher, check_trajectory
+from agenttune.benchmarks.search import build_retriever, search_harness, search_reward
+from agenttune.engines.scripted import ScriptedEngine
+from agenttune.events.schema import EventLog
+from agenttune.rag.questions import QuestionRecord
+
+CUAD_SPLITS = {"train": "train", "eval": "validation"}
+
+
+@register("cuad_search")
+class CuadSearch(Benchmark):
+    def tasks(self, split: str, limit: int | None = None) -> list[QuestionRecord]:
+        limit = self.limit(split, limit)
+        questions = self._questions[split]
+        if limit > len(questions):
+            raise ValueError(
+                f"{limit} {split} questions asked; the index holds the contracts of {len(questions)}"
+            )
+        return questions[:limit] if limit else questions
+
+    @functools.cached_property
+    def _questions(self) -> dict[str, list[QuestionRecord]]:
+        """Each split's questions; the train split as many as the run asks for (a warm start may distil more
+        questions than RL trains on), so one index serves the whole run and a resumed run searches the same one."""
+        bench, warm_start = self.cfg.benchmark, self.cfg.warm_start
+        limits = {
+            "train": max(bench.num_train, warm_start.num_questions if warm_start.enabled else 0),
+            "eval": bench.num_eval,
+        }
+        return {
+            split: cuad_questions(
+                "single_hop",
+                CUAD_SPLITS[split],
+                limit=limits[split],
+                seed=bench.seed,
+                chunk_size=bench.chunk_size,
+                chunk_overlap=bench.chunk_overlap,
+            )
+            for split in limits
+        }
+
+    @functools.cached_property
+    def retriever(self):
+        """The index over the contracts of both splits' questions plus distractors (built on first use)."""
+        bench = self.cfg.benchmark
+        questions = [*self._questions["train"], *self._questions["eval"]]
+        chunks = corpus_for(
+            questions,
+            bench.max_docs,
+            seed=bench.seed,
+            chunk_size=bench.chunk_size,
+            chunk_overlap=bench.chunk_overlap,
+        )
+        return build_retriever(self.cfg, chunks)
+
+    def harness(self, task: QuestionRecord):
+        return search_harness(self.cfg, self.retriever)
+
+    def reward(self):
+        return search_reward(self.cfg)
+
+    def metrics(self, logs: Sequence[EventLog], tasks: Sequence[QuestionRecord]) -> dict[str, float]:
+        return search_metrics(logs, tasks)
+
+    def teacher(self, task: QuestionRecord, tokenizer: Any, kind: str = "oracle") -> ScriptedEngine:
+        if kind != "oracle":
+            return super().teacher(task, tokenizer, kind)
+        return ScriptedEngine(RetrievalTeacher([task]), tokenizer)
+
+    def check(self, log: EventLog, task: QuestionRecord) -> str:
+        return check_trajectory(log, task)

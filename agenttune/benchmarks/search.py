@@ -1,0 +1,82 @@
+"""What the search benchmarks (CUAD contract search, LegalBench-RAG) share: the retriever the ``retrieval`` group
+names, the search harness the ``harness`` group configures, and the search rewards scored on EventLogs."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from hydra.utils import get_class
+from omegaconf import DictConfig, OmegaConf
+
+from agenttune.config import HarnessConfig
+from agenttune.events.projections.evaluator import evaluator_input
+from agenttune.events.schema import EventKind, EventLog
+from agenttune.harness.search_corpus import SearchCorpusHarness
+from agenttune.rag.questions import QuestionRecord
+from agenttune.rag.retriever import Retriever
+from agenttune.rewards import cuad_search
+from agenttune.rewards.episode import EpisodeReward
+from agenttune.rewards.format import tool_call_format
+from agenttune.rewards.mix import RewardMix
+
+log = logging.getLogger(__name__)
+
+SEARCH_REWARDS = {
+    "exact_match": cuad_search.answer_exact_match,
+    "token_f1": cuad_search.answer_f1,
+    "evidence": cuad_search.evidence_coverage,
+    "frugality": cuad_search.search_frugality,
+    "format": tool_call_format,
+}
+
+
+def build_retriever(cfg: DictConfig, chunks) -> Retriever:
+    """The ``retrieval`` group's backend over ``chunks`` (index built once in the cache, then reused)."""
+    kwargs: dict[str, Any] = {"cache_dir": cfg.paths.cache_dir, "k": cfg.retrieval.k}
+    if cfg.retrieval.name == "hybrid":
+        kwargs.update(rrf_k=cfg.retrieval.rrf_k, weights=dict(cfg.retrieval.weights))
+    retriever = get_class(cfg.retrieval._target_)(**kwargs).build(chunks)
+    log.info(
+        "retrieval=%s over %d chunks ready in %.1fs",
+        cfg.retrieval.name,
+        len(chunks),
+        retriever.last_build_seconds,
+    )
+    return retriever
+
+
+def search_harness(cfg: DictConfig, retriever: Retriever) -> SearchCorpusHarness:
+    """A search harness over ``retriever`` with the ``harness`` group's settings."""
+    harness_cfg = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(HarnessConfig), cfg.harness))
+    return SearchCorpusHarness.from_config(retriever, harness_cfg)
+
+
+def search_columns(log: EventLog, question: QuestionRecord) -> dict[str, Any]:
+    """What the search rewards read, from an episode's EventLog and its question: the final reply, the chunks its
+    searches showed, how many searches it made, and the question's gold answer and evidence."""
+    record = evaluator_input(log)
+    return {
+        "completion": record["final_answer"],
+        "retrieved_chunk_ids": record["retrieved_ids"],
+        "num_searches": sum(call["name"] == "search" for call in record["tool_calls"]),
+        "answer": question.answer,
+        "answer_aliases": question.answer_aliases,
+        "gold_chunk_ids": question.gold_chunk_ids,
+        "hops": question.hops,
+    }
+
+
+def search_reward(cfg: DictConfig) -> EpisodeReward:
+    """The ``reward`` group's weighted mix of search rewards, scored on each episode's EventLog."""
+    return EpisodeReward(RewardMix.from_config(cfg.reward, SEARCH_REWARDS), search_columns)
+
+
+def returned_docs(log: EventLog) -> set[str]:
+    """The documents of every chunk the episode's search results showed."""
+    return {
+        doc
+        for event in log.events
+        if event.kind == EventKind.TOOL_RESULT
+        for doc in event.payload.metadata.get("doc_ids", [])
+    }

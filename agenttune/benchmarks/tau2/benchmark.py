@@ -1,0 +1,124 @@
+"""``benchmark=tau2_airline|tau2_retail|tau2_telecom``: tau2-bench domains, run in-process and scored by tau2's own
+evaluators.
+
+Tasks are the package's splits of each domain of ``benchmark.domains`` (``"train"`` is tau2's train split,
+``"eval"`` is ``benchmark.split``, default ``test``; ``num_train`` / ``num_eval`` > 0 keep the first that many per
+domain). Each episode runs in its own :class:`~agenttune.benchmarks.tau2.harness.Tau2Harness` with the scripted
+user; the harness scores the episode with tau2's environment, action and communicate evaluators (the episode
+REWARD ``harness``), which is also the reward for on-policy training. Scripted agents: ``oracle`` (the task's gold
+actions) and the perturbed oracles of :data:`~agenttune.benchmarks.tau2.oracle.PERTURBATIONS`.
+
+For the self-evolution method (``pipeline=self_evolve``) the benchmark also describes each domain
+(:class:`~agenttune.benchmarks.base.Domain`): a harness naming its tools, ToolGraph rules, the scripted agents
+that collect successes and failures, and tau2's check of whether an action matched a gold action.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from agenttune.benchmarks.base import Benchmark, Domain, register
+from agenttune.benchmarks.tau2.domains import load_tasks
+from agenttune.benchmarks.tau2.harness import Tau2Harness
+from agenttune.benchmarks.tau2.metrics import episode_reward, gold_action_matched, summarize
+from agenttune.benchmarks.tau2.oracle import PERTURBATIONS, scripted_agent
+from agenttune.benchmarks.tau2.rules import rules_for
+from agenttune.benchmarks.tau2.runner import record
+from agenttune.events.schema import EventLog
+from agenttune.rewards.episode import EpisodeReward
+from agenttune.rewards.mix import RewardMix
+
+if TYPE_CHECKING:
+    from tau2.data_model.tasks import Task
+
+TAU2_SPLITS = {"train": "train"}
+AGENTS = ("oracle", *PERTURBATIONS)
+
+
+def harness_reward(completions: list, harness_reward: list[float], **kwargs: Any) -> list[float]:
+    """tau2's own score of each episode, as the harness recorded it."""
+    return list(harness_reward)
+
+
+@register("tau2_airline", "tau2_retail", "tau2_telecom")
+class Tau2(Benchmark):
+    def __init__(self, cfg) -> None:
+        super().__init__(cfg)
+        bench = cfg.benchmark
+        self.domains = list(bench.domains) or ([bench.domain] if bench.domain else [])
+        if not self.domains:
+            raise ValueError(
+                "benchmark.domains is empty: choose benchmark=tau2_airline|tau2_retail|tau2_telecom"
+            )
+        if cfg.harness.user != "scripted":
+            raise NotImplementedError(
+                f"harness.user={cfg.harness.user!r}: the tau2 benchmark uses the scripted user"
+            )
+        self._domain_of: dict[int, str] = {}  # id(task) -> its domain (task ids repeat across domains)
+
+    def domain_tasks(self, domain: str, split: str, limit: int | None = None) -> list[Task]:
+        """The first ``limit`` tasks (config's size by default, 0 = all) of ``domain``'s ``split``."""
+        limit = self.limit(split, limit)
+        tasks = self._load(domain, TAU2_SPLITS.get(split, self.cfg.benchmark.split))
+        return tasks[:limit] if limit > 0 else list(tasks)
+
+    def tasks(self, split: str, limit: int | None = None) -> list[Task]:
+        return [task for domain in self.domains for task in self.domain_tasks(domain, split, limit)]
+
+    def domain_harness(self, domain: str, max_steps: int | None = None) -> Tau2Harness:
+        return Tau2Harness(domain, max_steps=max_steps or self.cfg.harness.max_steps)
+
+    def domain_of(self, task: Task) -> str:
+        return self._domain_of[id(task)]
+
+    def harness(self, task: Task) -> Tau2Harness:
+        return self.domain_harness(self.domain_of(task))
+
+    def reward(self) -> EpisodeReward:
+        columns = lambda log, task: {"completion": "", "harness_reward": episode_reward(log)}  # noqa: E731
+        return EpisodeReward(RewardMix({"harness": (harness_reward, 1.0)}), columns)
+
+    def metrics(self, logs: Sequence[EventLog], tasks: Sequence[Task]) -> dict[str, float]:
+        metrics = {"avg_reward": summarize(logs)["avg_reward"], "episodes": float(len(logs))}
+        for domain in self.domains:
+            episodes = [log for log in logs if log.metadata.get("domain") == domain]
+            if episodes:
+                metrics |= {f"{domain}/{key}": value for key, value in summarize(episodes).items()}
+        return metrics
+
+    def teacher(self, task: Task, tokenizer: Any, kind: str = "oracle"):
+        if kind not in AGENTS:
+            raise ValueError(f"harness.agent={kind!r}: choose policy or one of {AGENTS}")
+        return scripted_agent(kind, self.tool_kinds(self.domain_of(task)))(task)
+
+    def record(self, log: EventLog, harness: Tau2Harness) -> EventLog:
+        return record(log, harness, harness.domain, str(self.cfg.harness.agent))
+
+    # ---- the self-evolution method's view of a domain -------------------------------------------
+    def domain(self, name: str) -> Domain:
+        harness = self.domain_harness(name)
+        kinds = self.tool_kinds(name)
+        return Domain(
+            name=name,
+            harness=harness,
+            tool_kinds=kinds,
+            rules=rules_for(name),
+            collection_agents={kind: scripted_agent(kind, kinds) for kind in AGENTS},
+            score=episode_reward,
+            successful=lambda log: episode_reward(log) >= 1.0,
+            action_is_correct=gold_action_matched,
+        )
+
+    @functools.cache  # noqa: B019 - one benchmark per job; the domain's tool annotations never change
+    def tool_kinds(self, domain: str) -> dict[str, str]:
+        """Read/write kinds of the agent's tools and (telecom) the user's."""
+        harness = self.domain_harness(domain)
+        return {**harness.tool_kinds(), **harness.user_tool_kinds()}
+
+    @functools.cache  # noqa: B019
+    def _load(self, domain: str, split: str) -> list[Task]:
+        tasks = load_tasks(domain, split)
+        self._domain_of.update((id(task), domain) for task in tasks)
+        return tasks

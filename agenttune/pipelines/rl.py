@@ -1,0 +1,40 @@
+"""``pipeline=rl``: evaluate, optionally warm-start from the benchmark's teacher, train on-policy, evaluate again.
+
+1. ``eval_before/*``: the starting policy on the benchmark's eval tasks (skipped for a benchmark without them).
+2. Warm start (``warm_start.enabled``): the teacher's trajectories on ``warm_start.num_questions`` train tasks,
+   kept when they pass the benchmark's check, distilled with ``warm_start.algorithm`` (``distill/*``), so that a
+   small model calls the tools before RL. Skipped when the job resumes (the checkpoint holds the warm-started
+   weights) or starts from ``init_from``.
+3. ``algorithm`` (grpo, rloo or ppo) on the benchmark's train tasks: every rollout an episode of the episode loop
+   with the ``strategy`` group, scored from its EventLog by the benchmark's reward (``train/reward/<name>``),
+   written to ``eventlogs/train/step-<N>.jsonl``.
+4. ``eval_after/*`` with the trained policy.
+
+    python train.py +experiment=cuad_grpo            # rl on CUAD contract search with a warm start
+"""
+
+from __future__ import annotations
+
+from omegaconf import DictConfig
+
+from agenttune.benchmarks.base import load_benchmark
+from agenttune.pipelines.common import load_policy, resume_checkpoint
+from agenttune.pipelines.stages import distill_teacher, evaluate, policy_engine, train_on_policy
+from agenttune.tracking.run import RunContext
+from agenttune.training import algorithm_config
+
+
+def run(cfg: DictConfig, run: RunContext) -> None:
+    benchmark = load_benchmark(cfg)
+    eval_tasks = benchmark.tasks("eval") if "eval" in benchmark.splits else []
+    resume_from = resume_checkpoint(cfg, run)
+    model, tokenizer = load_policy(cfg)
+    if eval_tasks:
+        evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before")
+    if cfg.warm_start.enabled and not cfg.init_from and not resume_from:
+        stage = algorithm_config(cfg.warm_start.algorithm)
+        teacher_tasks = benchmark.tasks("train", cfg.warm_start.num_questions)
+        distill_teacher(cfg, run, benchmark, model, tokenizer, teacher_tasks, stage=stage)
+    train_on_policy(cfg, run, benchmark, model, tokenizer, resume_from)
+    if eval_tasks:
+        evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after")

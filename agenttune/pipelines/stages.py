@@ -1,0 +1,180 @@
+"""The stages the generic pipelines are made of, each over any benchmark (:mod:`agenttune.benchmarks.base`).
+
+- :func:`evaluate` runs one phase of episodes (the policy's engine, or a scripted agent per task; inside the
+  ToolGraph controller of each domain when asked, see :func:`toolgraph_controllers`) and logs the benchmark's
+  metrics as ``<phase>/<metric>``;
+- :func:`distill_teacher` collects the benchmark's teacher trajectories, keeps those that pass its check and trains
+  the policy on them;
+- :func:`train_on_policy` trains with an on-policy algorithm on the benchmark's train tasks through the episode loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from agenttune.agents.episode import run_episodes, task_id
+from agenttune.benchmarks.base import Benchmark
+from agenttune.config import AlgorithmConfig, ModelConfig
+from agenttune.engines import build_engine
+from agenttune.engines.base import Engine
+from agenttune.events import EventLogWriter, write_jsonl
+from agenttune.events.schema import EventLog
+from agenttune.harness.protocol import Harness
+from agenttune.pipelines.common import episode_rollouts, train_policy, typed
+from agenttune.pipelines.log_datasets import training_data
+from agenttune.selfevolve.controller import ToolGraphController, domain_toolgraph, toolgraph_config
+from agenttune.tracking.run import RunContext
+from agenttune.training import TrainingData, algorithm_config
+
+log = logging.getLogger(__name__)
+
+ScriptedAgent = Callable[[Any], Engine]  # task -> the scripted engine that plays it
+
+
+def policy_engine(cfg: DictConfig, model, tokenizer) -> Engine:
+    """The ``model`` group's engine around ``model``, in evaluation mode."""
+    model.eval()
+    return build_engine(typed(cfg.model, ModelConfig), model, tokenizer)
+
+
+def play(
+    cfg: DictConfig,
+    benchmark: Benchmark,
+    agent: Engine | ScriptedAgent,
+    tasks: Sequence[Any],
+    controller: ToolGraphController | None = None,
+    harness_for: Callable[[Any], Harness] | None = None,
+    max_turns: int | None = None,
+) -> list[EventLog]:
+    """One episode per task with the ``strategy`` group (``max_turns`` overrides its turn budget), each in its own
+    harness (``harness_for(task)``, default the benchmark's), recorded by the benchmark; inside ``controller``'s
+    ToolGraph when given. An engine plays every task in one batch; a scripted agent (task -> engine) plays each
+    task on its own."""
+    strategy = instantiate(cfg.strategy, **({"max_turns": max_turns} if max_turns else {}))
+    harnesses = [(harness_for or benchmark.harness)(task) for task in tasks]
+    if controller is not None:
+        harnesses, agent = [controller.harness(h) for h in harnesses], controller.agent(agent)
+    if isinstance(agent, Engine):
+        logs = run_episodes(agent, harnesses, strategy, tasks, source=benchmark.name)
+    else:
+        logs = [
+            run_episodes(agent(task), [harness], strategy, [task], source=benchmark.name)[0]
+            for task, harness in zip(tasks, harnesses, strict=True)
+        ]
+    return [benchmark.record(episode, harness) for episode, harness in zip(logs, harnesses, strict=True)]
+
+
+def episodes(
+    cfg: DictConfig,
+    benchmark: Benchmark,
+    agent: Engine | ScriptedAgent,
+    tasks: Sequence[Any],
+    name: str,
+    run: RunContext,
+    controllers: Mapping[str, ToolGraphController] | None = None,
+    **options: Any,
+) -> list[EventLog]:
+    """:func:`play` the tasks (``options`` go to it) and write the episodes to ``eventlogs/<name>.jsonl``. With
+    ``controllers`` (domain -> its ToolGraph controller) each domain's tasks run inside its controller."""
+    if controllers is None:
+        logs = play(cfg, benchmark, agent, tasks, **options)
+    else:
+        by_domain: dict[str, list[Any]] = {}
+        for task in tasks:
+            by_domain.setdefault(benchmark.domain_of(task), []).append(task)
+        logs = [
+            log
+            for domain, group in by_domain.items()
+            for log in play(cfg, benchmark, agent, group, controllers[domain], **options)
+        ]
+    with EventLogWriter(run.eventlog_dir / f"{name}.jsonl") as writer:
+        for episode in logs:
+            writer.write(episode)
+    return logs
+
+
+def evaluate(
+    cfg: DictConfig,
+    run: RunContext,
+    benchmark: Benchmark,
+    agent: Engine | ScriptedAgent,
+    tasks: Sequence[Any],
+    phase: str,
+    controllers: Mapping[str, ToolGraphController] | None = None,
+) -> tuple[dict[str, float], list[EventLog]]:
+    """Episodes of ``tasks`` (``eventlogs/<phase>.jsonl``; inside ToolGraph ``controllers`` when given) and the
+    benchmark's metrics as ``<phase>/<metric>``."""
+    logs = episodes(cfg, benchmark, agent, tasks, phase, run, controllers)
+    metrics = {f"{phase}/{name}": value for name, value in benchmark.metrics(logs, tasks).items()}
+    run.log(metrics)
+    run.set_summary(metrics)
+    log.info("%s: %s", phase, {k: round(v, 3) if isinstance(v, float) else v for k, v in metrics.items()})
+    return metrics, logs
+
+
+def distill_teacher(
+    cfg: DictConfig,
+    run: RunContext,
+    benchmark: Benchmark,
+    model,
+    tokenizer,
+    tasks: Sequence[Any],
+    stage: AlgorithmConfig | None = None,
+    resume_from: str | None = None,
+) -> None:
+    """Collect the teacher's episodes on ``tasks`` (``eventlogs/teacher.jsonl``), keep those that pass
+    ``benchmark.check`` (``teacher_kept.jsonl``; ``distill/kept_share`` and ``distill/dropped_<check>``), and train
+    ``model`` on them with ``cfg.algorithm``, or as the preliminary ``stage`` of another pipeline (``distill/*``
+    metrics, checkpoints in ``checkpoints/distill/``)."""
+    teacher_logs = episodes(
+        cfg, benchmark, lambda task: benchmark.teacher(task, tokenizer), tasks, "teacher", run
+    )
+    by_id = {task_id(task, index): task for index, task in enumerate(tasks)}
+    verdicts = [benchmark.check(episode, by_id[episode.task_id]) for episode in teacher_logs]
+    kept = [episode for episode, verdict in zip(teacher_logs, verdicts, strict=True) if not verdict]
+    if not kept:
+        raise RuntimeError(f"no teacher trajectory passed the benchmark's checks: {Counter(verdicts)}")
+    write_jsonl(kept, run.eventlog_dir / "teacher_kept.jsonl")
+    stats = {
+        "distill/teacher_episodes": len(teacher_logs),
+        "distill/kept_share": len(kept) / len(teacher_logs),
+    }
+    stats |= {f"distill/dropped_{check}": count for check, count in Counter(v for v in verdicts if v).items()}
+    run.log(stats)
+    run.set_summary(stats)
+    algorithm = stage or algorithm_config(cfg.algorithm)
+    data = training_data(algorithm, kept, tokenizer)
+    if stage:  # a warm start before another algorithm: never resumed on its own
+        train_policy(cfg, run, model, tokenizer, data, prefix="distill", stage=stage)
+    else:
+        train_policy(cfg, run, model, tokenizer, data, resume_from=resume_from)
+
+
+def train_on_policy(
+    cfg: DictConfig, run: RunContext, benchmark: Benchmark, model, tokenizer, resume_from: str | None
+) -> None:
+    """Train with ``cfg.algorithm`` (grpo, rloo or ppo) on the benchmark's train tasks: every rollout an episode of
+    the episode loop, scored by the benchmark's reward, written to ``eventlogs/train/step-<N>.jsonl``."""
+    tasks = benchmark.tasks("train")
+    rollouts = episode_rollouts(cfg, run, tokenizer, tasks, benchmark.harness, benchmark.reward())
+    train_policy(cfg, run, model, tokenizer, TrainingData(), resume_from=resume_from, rollouts=rollouts)
+
+
+def toolgraph_controllers(
+    cfg: DictConfig, benchmark: Benchmark, success_logs: Mapping[str, Sequence[EventLog]] | None = None
+) -> dict[str, ToolGraphController]:
+    """One ToolGraph controller per domain of the benchmark, with the ``harness.toolgraph`` switches: the graph
+    from the domain's tools and rules, weights fitted on ``success_logs[domain]`` when given."""
+    config = toolgraph_config(cfg.harness.toolgraph)
+    controllers = {}
+    for name in benchmark.domains:
+        domain = benchmark.domain(name)
+        graph = domain_toolgraph(domain.harness, domain.rules, config, (success_logs or {}).get(name, ()))
+        controllers[name] = ToolGraphController(graph, config)
+    return controllers

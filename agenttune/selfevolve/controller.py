@@ -1,0 +1,57 @@
+"""The ToolGraph controller around a domain's episodes: the switches from the ``harness.toolgraph`` config, the
+graph from the domain's facts (a harness naming its tools and the domain's rules, both from the benchmark), and the
+wrappers that put it around a harness and, with candidate scoring, around the policy's engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from agenttune.config import ToolGraphSwitches
+from agenttune.engines.base import Engine
+from agenttune.events.schema import EventLog
+from agenttune.harness.protocol import Harness
+from agenttune.selfevolve.build import build_toolgraph
+from agenttune.selfevolve.candidates import ToolGraphEngine
+from agenttune.selfevolve.config import ToolGraphConfig
+from agenttune.selfevolve.guard import ToolGraphHarness
+from agenttune.selfevolve.toolgraph import DescribesTools, ToolGraph
+
+
+def toolgraph_config(switches: ToolGraphSwitches) -> ToolGraphConfig:
+    """The mechanisms ``harness.toolgraph`` switches on, as the method's config."""
+    return ToolGraphConfig(
+        planning_prompt=switches.planning_prompt,
+        candidate_scoring=switches.candidate_scoring,
+        pre_act_gate=switches.pre_act_gate,
+        loop_check=switches.loop_check,
+        domain_rules=switches.domain_rules,
+        num_candidates=switches.num_candidates,
+        loop_limit=switches.loop_limit,
+    )
+
+
+def domain_toolgraph(
+    harness: DescribesTools,
+    rules: Mapping[str, Any],
+    config: ToolGraphConfig,
+    success_logs: Iterable[EventLog] = (),
+) -> ToolGraph:
+    """A domain's graph: its tools, its rules, weights fitted on its successful episodes."""
+    return build_toolgraph(harness, rules, config, success_logs)
+
+
+class ToolGraphController:
+    """One domain's graph and switches; wraps that domain's harnesses and the agent that plays its tasks."""
+
+    def __init__(self, graph: ToolGraph, config: ToolGraphConfig) -> None:
+        self.graph, self.config = graph, config
+
+    def harness(self, harness: Harness) -> ToolGraphHarness:
+        return ToolGraphHarness(harness, self.graph, self.config)
+
+    def agent(self, agent: Any) -> Any:
+        """The policy's engine inside candidate scoring when it is on; a scripted agent has one answer to give."""
+        if self.config.candidate_scoring and isinstance(agent, Engine):
+            return ToolGraphEngine(agent, self.graph, self.config)
+        return agent
