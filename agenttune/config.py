@@ -3,13 +3,16 @@
 Each YAML file of a group lists its group's schema first in its defaults (``- schema``), and the
 primary config ``conf/train.yaml`` starts from :class:`TrainConfig`, so a misspelt key or a wrong type fails when
 the config is composed, and the error names the key. One dataclass per group keeps the union of the options its
-YAML files use; each field's comment says what it does.
+YAML files use; each field's comment says what it does. The ``algorithm`` group is the exception: each algorithm
+has its own schema, a subclass of :class:`AlgorithmConfig` kept with the algorithm's module, and its YAML lists
+``- <name>_schema``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, OmegaConf
@@ -91,7 +94,12 @@ class RewardConfig:
 
 @dataclass
 class AlgorithmConfig:
-    name: str = MISSING  # grpo | rloo | ppo | dpo | bco | kto | sft
+    """The fields every algorithm shares; each algorithm subclasses it with its own fields in its module under
+    ``agenttune/training/`` and registers the subclass there (:mod:`agenttune.training.registry`), which
+    :func:`register_configs` stores as the ``algorithm`` group's ``<name>_schema`` option."""
+
+    # an algorithm of agenttune.training.registry: grpo | rloo | ppo | dpo | bco | kto | sft
+    name: str = MISSING
     learning_rate: float = 1e-5
     max_steps: int = 2
     per_device_batch_size: int = 2
@@ -101,31 +109,8 @@ class AlgorithmConfig:
     save_steps: int = 1
     save_total_limit: int | None = 2  # checkpoint-<step> folders kept, the newest (None keeps every one)
     seed: int = 0
-    # on-policy (grpo, rloo, ppo)
-    num_generations: int = 2
-    max_completion_length: int = 48
-    loss_type: str = "dapo"  # grpo: grpo | dr_grpo | dapo | bnpo | cispo | sapo ...
-    epsilon: float = 0.2  # policy clip range
-    beta: float = 0.0  # KL coefficient (grpo/rloo); preference temperature (dpo/bco/kto)
-    # ppo
-    vf_coef: float = 0.5
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    ppo_epochs: int = 1
-    # preference (dpo, bco, kto)
-    preference_loss: str = "sigmoid"  # dpo loss_type; bco uses bco_pair
-    max_length: int = 512
-    desirable_reward: float = 0.5  # bco/kto unpaired: reward at or above this is "good"
-    # sft: per-token loss weight by segment kind
-    segment_weights: dict[str, float] = field(
-        default_factory=lambda: {
-            "text": 1.0,
-            "reasoning": 1.0,
-            "tool_call": 2.0,
-            "tool_result": 0.0,
-            "observation": 0.0,
-        }
-    )
+    # any other option of the algorithm's TRL config, passed to it unchanged: +algorithm.trl.top_k=20
+    trl: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -151,7 +136,8 @@ class WarmStartConfig:
     """Distil the retrieval teacher into the policy before RL (``cuad_grpo``), so that a small model calls the tool.
 
     Off by default; the ``cuad_grpo`` experiment turns it on. ``algorithm`` is the SFT run that trains the
-    student (the ``cuad_distill`` recipe), ``num_questions`` the train questions the teacher answers.
+    student (the ``cuad_distill`` recipe; an experiment composes it with ``- /algorithm@warm_start.algorithm: sft``
+    in its defaults, so it has the sft schema), ``num_questions`` the train questions the teacher answers.
     """
 
     enabled: bool = False
@@ -210,7 +196,6 @@ GROUP_SCHEMAS = {
     "strategy": StrategyConfig,
     "harness": HarnessConfig,
     "reward": RewardConfig,
-    "algorithm": AlgorithmConfig,
     "benchmark": BenchmarkConfig,
     "retrieval": RetrievalConfig,
     "logger": LoggerConfig,
@@ -219,14 +204,18 @@ GROUP_SCHEMAS = {
 
 
 def validate_config(cfg) -> None:
-    """Re-check a composed config against :class:`TrainConfig`.
+    """Re-check a composed config against :class:`TrainConfig`, each algorithm node against its own schema.
 
     Composition already rejects ``group.misspelt=value``; Hydra's append form (``+group.key=value``) opens the
     node for writing, so the job checks once more before it starts and names the unknown key.
     """
-    schema = OmegaConf.structured(TrainConfig)
+    from agenttune.training.registry import algorithm_info  # the registry imports this module
+
     job = OmegaConf.to_container(cfg, resolve=False)
     job.pop("hydra", None)
+    schema = OmegaConf.structured(TrainConfig)
+    schema.algorithm = algorithm_info(job["algorithm"]["name"]).config
+    schema.warm_start.algorithm = algorithm_info(job["warm_start"]["algorithm"]["name"]).config
     OmegaConf.merge(schema, job)
 
 
@@ -236,10 +225,15 @@ def repo_root() -> str:
 
 
 def register_configs() -> None:
-    """Store the primary schema and one ``schema`` option per group, and the ``repo_root`` resolver."""
+    """Store the primary schema, one ``schema`` option per group, one ``<name>_schema`` option per algorithm of
+    the ``algorithm`` group, and the ``repo_root`` resolver."""
+    from agenttune.training.registry import algorithms  # the registry imports this module
+
     store = ConfigStore.instance()
     store.store(name="train_schema", node=TrainConfig)
     for group, schema in GROUP_SCHEMAS.items():
         store.store(group=group, name="schema", node=schema)
+    for name, algorithm in algorithms().items():
+        store.store(group="algorithm", name=f"{name}_schema", node=algorithm.config)
     if not OmegaConf.has_resolver("repo_root"):
         OmegaConf.register_new_resolver("repo_root", repo_root)

@@ -10,6 +10,7 @@ from hydra.errors import ConfigCompositionException
 from omegaconf import OmegaConf
 
 from agenttune.config import register_configs, repo_root, validate_config
+from agenttune.training import algorithm_config, algorithm_info, algorithms
 from tests.conftest import compose_config
 
 CONF = Path(repo_root()) / "conf"
@@ -29,7 +30,7 @@ def compose_resolved(overrides: list[str]):
 def test_default_config_composes_with_typed_groups():
     cfg = compose_resolved([])
     assert cfg.model.path == "embedded:smollm2_135m"
-    assert OmegaConf.get_type(cfg.algorithm).__name__ == "AlgorithmConfig"
+    assert OmegaConf.get_type(cfg.algorithm).__name__ == "GRPOAlgorithmConfig"
     assert Path(cfg.paths.root, "train.py").exists()
 
 
@@ -78,8 +79,64 @@ def test_misspelt_key_in_a_group_file_fails(tmp_path):
 
     shutil.copytree(CONF, bad)
     (bad / "algorithm" / "typo.yaml").write_text(
-        "defaults:\n  - schema\n  - _self_\nname: grpo\nlearnig_rate: 1e-5\n"
+        "defaults:\n  - grpo_schema\n  - _self_\nname: grpo\nlearnig_rate: 1e-5\n"
     )
     with initialize_config_dir(version_base="1.3", config_dir=str(bad)):
         with pytest.raises(Exception, match="learnig_rate"):
             compose("train", overrides=["algorithm=typo"])
+
+
+@pytest.mark.parametrize("name", list(algorithms()))
+def test_every_algorithm_composes_with_its_own_schema(name):
+    cfg = compose_resolved([f"algorithm={name}"])
+    assert OmegaConf.get_type(cfg.algorithm) is algorithm_info(name).config
+    assert isinstance(algorithm_config(cfg.algorithm), algorithm_info(name).config)
+    validate_config(cfg)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [
+        (["algorithm=dpo", "algorithm.num_generations=4"], "num_generations"),  # a grpo field
+        (["algorithm=sft", "algorithm.vf_coef=0.1"], "vf_coef"),  # a ppo field
+        (["algorithm=grpo", "algorithm.preference_loss=ipo"], "preference_loss"),  # a dpo field
+        (["algorithm=kto", "algorithm.max_lenght=64"], "max_lenght"),  # misspelt
+    ],
+)
+def test_a_field_of_another_algorithm_fails_at_compose_naming_the_key(overrides, key):
+    with pytest.raises(ConfigCompositionException) as error:
+        compose_resolved(overrides)
+    assert key in str(error.value) + str(error.value.__cause__)
+
+
+def test_an_algorithm_field_composes_for_its_own_algorithm():
+    cfg = compose_resolved(["algorithm=grpo", "algorithm.num_generations=4"])
+    assert algorithm_config(cfg.algorithm).num_generations == 4
+
+
+def test_appended_field_of_another_algorithm_fails_validation_naming_the_key():
+    cfg = compose_resolved(["algorithm=dpo", "+algorithm.num_generations=4"])
+    with pytest.raises(Exception, match="num_generations"):
+        validate_config(cfg)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["+algorithm.trl.top_k=20", "+algorithm.trl.mask_truncated_completions=true"],
+        ["+algorithm.trl={top_k: 20, mask_truncated_completions: true}"],
+    ],
+)
+def test_trl_pass_through_composes(overrides):
+    cfg = compose_resolved(["+experiment=cuad_grpo", *overrides])
+    validate_config(cfg)
+    assert algorithm_config(cfg.algorithm).trl == {"top_k": 20, "mask_truncated_completions": True}
+
+
+def test_warm_start_algorithm_has_the_sft_schema():
+    cfg = compose_resolved(["+experiment=cuad_grpo", "warm_start.algorithm.max_length=1024"])
+    validate_config(cfg)
+    stage = algorithm_config(cfg.warm_start.algorithm)
+    assert (type(stage).__name__, stage.max_length) == ("SFTAlgorithmConfig", 1024)
+    with pytest.raises(ConfigCompositionException):
+        compose_resolved(["+experiment=cuad_grpo", "warm_start.algorithm.num_generations=2"])

@@ -18,7 +18,7 @@ from agenttune.models import load_model, load_tokenizer
 from agenttune.rewards.episode import EpisodeReward
 from agenttune.tracking.resume import find_resume_checkpoint
 from agenttune.tracking.run import RunContext
-from agenttune.training import MetricsCallback, TrainingData, build_trainer, train
+from agenttune.training import MetricsCallback, TrainingData, algorithm_config, build_trainer, train
 from agenttune.training.rollouts import EpisodeRollouts
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def train_policy(
     final policy (with its tokenizer) to ``checkpoints/final``. A preliminary ``stage`` (e.g. the warm-start
     SFT before RL) trains with that algorithm instead, into ``checkpoints/<prefix>/``.
     """
-    algorithm = stage or typed(cfg.algorithm, AlgorithmConfig)
+    algorithm = stage or algorithm_config(cfg.algorithm)
     checkpoint_dir = run.checkpoint_dir / prefix if stage else run.checkpoint_dir
     log_fn = lambda metrics, step: run.log({f"{prefix}/{k}": v for k, v in metrics.items()}, step=step)  # noqa: E731
     trainer = build_trainer(

@@ -2,14 +2,28 @@
 
 Metrics are reported by :class:`~agenttune.training.callbacks.MetricsCallback` (``report_to="none"``), checkpoints
 go under the given output folder, bf16 mixed precision is used only on a CUDA GPU that supports it, and
-``use_cpu`` is set when no GPU is present.
+``use_cpu`` is set when no GPU is present. :func:`trl_config` adds the algorithm's pass-through options
+(``algorithm.trl``) and builds the TRL config.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from agenttune.config import AlgorithmConfig
+
+
+@dataclass
+class SamplingConfig(AlgorithmConfig):
+    """The fields of the sampling trainers (GRPO, RLOO): ``num_generations`` samples of each prompt."""
+
+    num_generations: int = 2
+    max_completion_length: int = 48
+    epsilon: float = 0.2  # policy clip range
+    beta: float = (
+        0.0  # KL coefficient (beta > 0 needs a reference model: LoRA, or a model loaded from a path)
+    )
 
 
 def on_gpu() -> bool:
@@ -42,7 +56,7 @@ def common_arguments(algorithm: AlgorithmConfig, output_dir: str) -> dict[str, A
     }
 
 
-def on_policy_arguments(algorithm: AlgorithmConfig, output_dir: str) -> dict[str, Any]:
+def on_policy_arguments(algorithm: SamplingConfig, output_dir: str) -> dict[str, Any]:
     """Arguments of the sampling trainers (GRPO, RLOO).
 
     ``per_device_batch_size`` counts prompts: each is sampled ``num_generations`` times, so TRL's batch size, which
@@ -56,3 +70,18 @@ def on_policy_arguments(algorithm: AlgorithmConfig, output_dir: str) -> dict[str
         "beta": algorithm.beta,
         "epsilon": algorithm.epsilon,
     }
+
+
+def trl_config(config_class: type, algorithm: AlgorithmConfig, arguments: dict[str, Any]):
+    """``config_class(**arguments, **algorithm.trl)``: the project's arguments plus the pass-through options.
+
+    An option TRL does not know fails with the config's own TypeError naming it; one the project already sets
+    (from a typed field, or for every run, like ``report_to``) fails here, naming it.
+    """
+    taken = sorted(set(algorithm.trl) & set(arguments))
+    if taken:
+        raise ValueError(
+            f"algorithm.trl sets {taken}, which {algorithm.name} already sets from its typed fields or for every "
+            "run (agenttune/training/arguments.py): set the typed field instead"
+        )
+    return config_class(**arguments, **algorithm.trl)

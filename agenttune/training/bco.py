@@ -1,101 +1,54 @@
 """BCO (binary classifier optimisation, Jung et al. 2024, arXiv:2404.04656).
 
 Paired data (``data.preferences``) trains with TRL's DPOTrainer and ``loss_type="bco_pair"``. TRL 1.16 has no
-BCOTrainer for unpaired data, so :class:`BCOUnpairedTrainer` builds the loss on KTOTrainer, the closest public
-piece: it reuses KTO's unpaired format (``prompt``/``completion``/``label``), tokenisation and collator, and
-overrides the documented ``compute_loss``. The implicit reward ``r = beta * (log pi(y|x) - log pi_ref(y|x))`` is a
-logit of a binary classifier: good samples are pushed to ``r > delta``, bad ones to ``r < delta``, with ``delta``
-the running mean of all rewards seen so far:
-
-    loss = -log sigmoid(r_good - delta) - log sigmoid(-(r_bad - delta))
-
-The paper's optional density-ratio (UDM) weighting, which needs a separate embedding classifier, is left out.
-``delta`` restarts from the current batch when a run resumes.
+BCOTrainer for unpaired data (``data.unpaired``), so that trains with
+:class:`~agenttune.training.bco_unpaired.BCOUnpairedTrainer`, the BCO loss on KTOTrainer (its KTOConfig takes
+``algorithm.trl``).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from dataclasses import dataclass
 
-import torch
-import torch.nn.functional as F
-from trl import KTOConfig, KTOTrainer
-
-from agenttune.training.arguments import common_arguments
+from agenttune.training.arguments import common_arguments, trl_config
 from agenttune.training.data import label_by_reward
-from agenttune.training.dpo import build_dpo
+from agenttune.training.dpo import preference_trainer
+from agenttune.training.kto import KTOAlgorithmConfig
+from agenttune.training.registry import Algorithm
 from agenttune.training.spec import TrainerSpec
 
 
-class BCOUnpairedTrainer(KTOTrainer):
-    """KTOTrainer whose loss is the unpaired BCO loss (see the module docstring)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.reward_sum = 0.0
-        self.reward_count = 0
-        self.bco_metrics: dict[str, list[float]] = defaultdict(list)
-
-    def completion_logps(self, model, inputs: dict[str, torch.Tensor]) -> torch.Tensor:
-        """Summed log-probabilities of each row's completion tokens under ``model``."""
-        labels = inputs["input_ids"].masked_fill(inputs["completion_mask"] == 0, -100)
-        outputs = model(
-            input_ids=inputs["input_ids"],
-            attention_mask=inputs["attention_mask"],
-            labels=labels,
-            fused_lm_head=True,  # per-token log-probs without full logits (KTOTrainer adds the head)
-            use_cache=False,
-        )
-        return outputs.log_probs[:, -(labels.size(1) - 1) :].sum(-1)
-
-    def reference_logps(self, inputs: dict[str, torch.Tensor]) -> torch.Tensor:
-        """Completion log-probabilities under the reference model (the base model without adapters under PEFT)."""
-        with torch.no_grad():
-            if self.ref_model is not None:
-                return self.completion_logps(self.ref_model, inputs)
-            with self.accelerator.unwrap_model(self.model).disable_adapter():
-                return self.completion_logps(self.model, inputs)
-
-    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        rewards = self.beta * (self.completion_logps(model, inputs) - self.reference_logps(inputs))
-        good = torch.as_tensor(inputs["label"], dtype=torch.bool, device=rewards.device)
-        self.reward_sum += rewards.detach().sum().item()
-        self.reward_count += rewards.numel()
-        delta = self.reward_sum / self.reward_count
-        margins = torch.where(good, rewards - delta, delta - rewards)
-        loss = -F.logsigmoid(margins).mean()
-        self.bco_metrics["bco/delta"].append(delta)
-        if good.any():
-            self.bco_metrics["rewards/chosen"].append(rewards[good].mean().item())
-        if (~good).any():
-            self.bco_metrics["rewards/rejected"].append(rewards[~good].mean().item())
-        return (loss, {"rewards": rewards}) if return_outputs else loss
-
-    def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
-        logs.update({name: sum(values) / len(values) for name, values in self.bco_metrics.items()})
-        self.bco_metrics.clear()
-        super().log(logs, start_time)
+@dataclass
+class BCOAlgorithmConfig(KTOAlgorithmConfig):
+    """KTO's fields: ``beta``, ``max_length`` and ``desirable_reward`` (the label threshold of unpaired rows)."""
 
 
 def build_bco(spec: TrainerSpec):
     """Paired BCO on ``data.preferences`` when given, else unpaired BCO on ``data.unpaired``."""
     if spec.data.preferences is not None:
-        return build_dpo(spec, loss_type="bco_pair")
+        return preference_trainer(spec, "bco_pair")
+    from trl import KTOConfig
+
+    from agenttune.training.bco_unpaired import BCOUnpairedTrainer
+
     spec.refuse_rollouts()
     algorithm = spec.algorithm
-    args = KTOConfig(
+    arguments = {
         **common_arguments(algorithm, spec.output_dir),
-        beta=algorithm.beta,
-        max_length=algorithm.max_length,
-        loss_type="apo_zero_unpaired",  # the KTO loss without its KL batch, which BCO does not use
-    )
+        "beta": algorithm.beta,
+        "max_length": algorithm.max_length,
+        "loss_type": "apo_zero_unpaired",  # the KTO loss without its KL batch, which BCO does not use
+    }
     return BCOUnpairedTrainer(
         model=spec.model,
         ref_model=spec.reference_model(),
-        args=args,
+        args=trl_config(KTOConfig, algorithm, arguments),
         train_dataset=label_by_reward(spec.data.require("unpaired", "bco"), algorithm.desirable_reward),
         eval_dataset=spec.data.eval,
         processing_class=spec.tokenizer,
         callbacks=spec.callbacks,
         peft_config=spec.peft_config,
     )
+
+
+ALGORITHM = Algorithm(name="bco", config=BCOAlgorithmConfig, build=build_bco, data="preferences")

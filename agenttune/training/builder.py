@@ -1,40 +1,17 @@
-"""One entry point from an algorithm config to a ready trainer."""
+"""One entry point from an algorithm config to a ready trainer (the algorithm's builder, by its registry entry)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agenttune.config import AlgorithmConfig
 from agenttune.training.data import TrainingData
+from agenttune.training.registry import algorithm_info
 from agenttune.training.spec import TrainerSpec
 
 if TYPE_CHECKING:
     from agenttune.training.rollouts import EpisodeRollouts
-
-
-def _builders() -> dict[str, Callable[[TrainerSpec], Any]]:
-    """Algorithm name -> builder; imported here so importing the package does not import TRL."""
-    from agenttune.training.bco import build_bco
-    from agenttune.training.dpo import build_dpo
-    from agenttune.training.grpo import build_grpo
-    from agenttune.training.kto import build_kto
-    from agenttune.training.ppo import PPOTrainer
-    from agenttune.training.rloo import build_rloo
-    from agenttune.training.sft import build_sft
-
-    return {
-        "grpo": build_grpo,
-        "rloo": build_rloo,
-        "ppo": PPOTrainer,
-        "dpo": build_dpo,
-        "bco": build_bco,
-        "kto": build_kto,
-        "sft": build_sft,
-    }
-
-
-ALGORITHMS = ("grpo", "rloo", "ppo", "dpo", "bco", "kto", "sft")
 
 
 def build_trainer(
@@ -52,7 +29,8 @@ def build_trainer(
     """Build the trainer ``algorithm.name`` names; run it with :func:`agenttune.training.train`.
 
     Args:
-        algorithm: the ``algorithm`` config group (hyperparameters; see :class:`AlgorithmConfig`).
+        algorithm: the algorithm's typed config (the ``algorithm`` group as
+            :func:`~agenttune.training.registry.algorithm_config` gives it).
         model: the policy, a loaded causal LM (``agenttune.models.load_model``), LoRA already attached or not.
         tokenizer: its tokenizer, with a tool-calling chat template when tools are used.
         data: the datasets; each algorithm reads one field (see :mod:`agenttune.training.data`).
@@ -70,9 +48,7 @@ def build_trainer(
         A TRL trainer, or :class:`~agenttune.training.ppo.PPOTrainer`; both have ``train(resume_from_checkpoint)``
         and ``state.global_step``.
     """
-    builders = _builders()
-    if algorithm.name not in builders:
-        raise ValueError(f"algorithm.name={algorithm.name!r}: choose one of {list(builders)}")
+    build = algorithm_info(algorithm.name).build
     if callable(reward_funcs):
         reward_funcs = [reward_funcs]
     spec = TrainerSpec(
@@ -87,4 +63,4 @@ def build_trainer(
         peft_config=peft_config,
         ref_model=ref_model,
     )
-    return builders[algorithm.name](spec)
+    return build(spec)

@@ -16,21 +16,27 @@ from __future__ import annotations
 
 import functools
 import warnings
+from dataclasses import dataclass
 
-from agenttune.training.arguments import on_policy_arguments
+from agenttune.training.arguments import SamplingConfig, on_policy_arguments, trl_config
+from agenttune.training.registry import Algorithm
 from agenttune.training.rollouts import episode_reward
 from agenttune.training.spec import TrainerSpec
 
 
+@dataclass
+class GRPOAlgorithmConfig(SamplingConfig):
+    loss_type: str = "dapo"  # GRPOConfig.loss_type: grpo | dr_grpo | dapo | bnpo | cispo | sapo ...
+
+
 def build_grpo(spec: TrainerSpec, leave_one_out: bool = False):
+    """GRPOTrainer; ``leave_one_out`` (rloo's episodes) takes GRPO's default ``loss_type`` and the RLOO scaling."""
     from trl import GRPOConfig, GRPOTrainer
 
     spec.check_reference_reloadable()
     algorithm = spec.algorithm
-    options = {"scale_rewards": "none"} if leave_one_out else {}
-    args = GRPOConfig(
-        **on_policy_arguments(algorithm, spec.output_dir), loss_type=algorithm.loss_type, **options
-    )
+    options = {"scale_rewards": "none"} if leave_one_out else {"loss_type": algorithm.loss_type}
+    args = trl_config(GRPOConfig, algorithm, {**on_policy_arguments(algorithm, spec.output_dir), **options})
     if spec.rollouts is None:
         prompts, reward_funcs, rollout_func = spec.data.require("prompts", "grpo"), spec.reward_funcs, None
     elif spec.reward_funcs:
@@ -66,3 +72,8 @@ def leave_one_out_scaled(num_generations: int):
         return [scale * reward for reward in episode_reward(*args, **kwargs)]
 
     return scaled
+
+
+ALGORITHM = Algorithm(
+    name="grpo", config=GRPOAlgorithmConfig, build=build_grpo, data="prompts", on_policy=True
+)

@@ -2,12 +2,32 @@
 
 ``data.sft`` is either weighted rows (``input_ids``, ``weights``: already projected) or a Dataset in the events
 layout (``agenttune.events.io.to_dataset(logs)``), projected here with ``algorithm.segment_weights``.
+``algorithm.trl`` goes to its SFTConfig.
 """
 
 from __future__ import annotations
 
-from agenttune.training.arguments import common_arguments
+from dataclasses import dataclass, field
+
+from agenttune.config import AlgorithmConfig
+from agenttune.training.arguments import common_arguments, trl_config
+from agenttune.training.registry import Algorithm
 from agenttune.training.spec import TrainerSpec
+
+
+@dataclass
+class SFTAlgorithmConfig(AlgorithmConfig):
+    max_length: int = 512  # tokens of a row kept
+    # per-token loss weight by segment kind
+    segment_weights: dict[str, float] = field(
+        default_factory=lambda: {
+            "text": 1.0,
+            "reasoning": 1.0,
+            "tool_call": 2.0,
+            "tool_result": 0.0,
+            "observation": 0.0,
+        }
+    )
 
 
 def build_sft(spec: TrainerSpec):
@@ -19,13 +39,17 @@ def build_sft(spec: TrainerSpec):
     algorithm = spec.algorithm
     dataset = spec.data.require("sft", "sft")
     projected_here = "events" in dataset.column_names
+    arguments = {**common_arguments(algorithm, spec.output_dir), "max_length": algorithm.max_length}
     return build_weighted_sft_trainer(
         model=spec.model,
         tokenizer=spec.tokenizer,
         dataset=dataset,
-        args=SFTConfig(**common_arguments(algorithm, spec.output_dir), max_length=algorithm.max_length),
+        args=trl_config(SFTConfig, algorithm, arguments),
         segment_weights=dict(algorithm.segment_weights) if projected_here else None,
         eval_dataset=spec.data.eval,
         callbacks=spec.callbacks,
         peft_config=spec.peft_config,
     )
+
+
+ALGORITHM = Algorithm(name="sft", config=SFTAlgorithmConfig, build=build_sft, data="sft")

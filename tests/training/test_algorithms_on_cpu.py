@@ -7,13 +7,15 @@ tied).
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 from calculator_rollouts import calculator_rollouts
 from datasets import Dataset
 
 from agenttune.config import AlgorithmConfig
-from agenttune.training import MetricsCallback, TrainingData, build_trainer, train
+from agenttune.training import MetricsCallback, TrainingData, algorithm_info, build_trainer, train
 
 PROMPTS = ["What is 2+2?", "Name a colour.", "Say hi.", "Count to three."]
 
@@ -79,18 +81,13 @@ ALGORITHM_DATA = {
 
 
 def tiny_algorithm(name: str, **overrides) -> AlgorithmConfig:
-    values = dict(
-        name=name,
-        learning_rate=1e-2,
-        max_steps=2,
-        per_device_batch_size=2,
-        save_steps=100,
-        num_generations=2,
-        max_completion_length=8,
-        max_length=64,
-        beta=0.1,
-    )
-    return AlgorithmConfig(**{**values, **overrides})
+    """``name``'s typed config, sized for the tiny model (the sizes its schema has)."""
+    schema = algorithm_info(name).config
+    sizes = dict(num_generations=2, max_completion_length=8, max_length=64, beta=0.1)
+    fields = {field.name for field in dataclasses.fields(schema)}
+    values = dict(name=name, learning_rate=1e-2, max_steps=2, per_device_batch_size=2, save_steps=100)
+    values |= {key: value for key, value in sizes.items() if key in fields}
+    return schema(**{**values, **overrides})
 
 
 def snapshot(model) -> dict[str, torch.Tensor]:
@@ -125,9 +122,9 @@ def run_two_steps(algorithm, tiny_model, tokenizer, data, tmp_path, **kwargs):
 @pytest.mark.parametrize("name", list(ALGORITHM_DATA))
 def test_two_steps_change_every_parameter_on_cpu(name, tiny_model, tokenizer, tmp_path):
     data = ALGORITHM_DATA[name](tokenizer)
-    on_policy = name in ("grpo", "rloo")
+    on_policy = algorithm_info(name).on_policy
     # GRPO/RLOO with beta > 0 reload a reference from the model's path, which the tiny model has not
-    algorithm = tiny_algorithm(name, beta=0.0 if on_policy else 0.1)
+    algorithm = tiny_algorithm(name, **({"beta": 0.0} if on_policy else {}))
     reward_funcs = [length_reward] if on_policy else None
     run_two_steps(algorithm, tiny_model, tokenizer, data, tmp_path, reward_funcs=reward_funcs)
 

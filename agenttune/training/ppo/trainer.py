@@ -89,6 +89,11 @@ class PPOTrainer:
     """Proximal policy optimisation with a learned value head, for multi-turn tool-using policies."""
 
     def __init__(self, spec: TrainerSpec):
+        if spec.algorithm.trl:
+            raise ValueError(
+                f"algorithm.trl={dict(spec.algorithm.trl)}: ppo is the project's own loop, with no TRL config to "
+                "pass options to; it reads only the fields of PPOAlgorithmConfig"
+            )
         self.args = spec.algorithm
         self.output_dir = spec.output_dir
         self.tokenizer = spec.tokenizer
