@@ -45,7 +45,9 @@ class VLLMEngine(Engine):
         """Copy ``model``'s weights into the vLLM engine (in-process, as TRL's colocate mode does) and drop cached
         prefixes computed with the old ones. A LoRA policy is refused: its adapter would have to be merged first."""
         if hasattr(model, "peft_config"):
-            raise ValueError("engine=vllm cannot sync a LoRA policy while training; use model.engine=transformers")
+            raise ValueError(
+                "engine=vllm cannot sync a LoRA policy while training; use model.engine=transformers"
+            )
         runner = self.llm.llm_engine.model_executor.driver_worker.model_runner
         runner.model.load_weights(model.state_dict().items())
         self.llm.reset_prefix_cache()

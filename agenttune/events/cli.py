@@ -122,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         ("validate", "check files against the schema"),
     ):
         command = commands.add_parser(name, help=text)
-        command.add_argument("files", nargs="+", help="files, or folders (every .jsonl/.parquet file under them)")
+        command.add_argument(
+            "files", nargs="+", help="files, or folders (every .jsonl/.parquet file under them)"
+        )
         if name == "validate":
             command.add_argument(
                 "--tokenizer",

@@ -53,7 +53,7 @@ def episode_rollouts(
     run: RunContext,
     tokenizer,
     tasks: Sequence[Any],
-    make_harness: Callable[[], Harness],
+    make_harness: Callable[[Any], Harness],
     reward: EpisodeReward,
 ) -> EpisodeRollouts:
     """On-policy rollouts of ``tasks``: the ``model`` group's engine around the live policy, the ``strategy``
