@@ -8,17 +8,19 @@ directly, on the same model, prompts, reward and hyperparameters, in one invocat
 Part ``single`` (target: agenttune / bare TRL <= 1.10). Single-turn sampling of a few user prompts with no tools:
 agenttune's GRPO samples them as one-turn episodes of its episode loop (``RecordedTurnHarness``, the transformers
 engine around the live policy, every rollout written to an EventLog and scored from it); bare TRL samples the same
-prompts with its own generation; both score with the same reward mix (similarity to a reference reply).
+prompts with its own generation; both score with the same reward mix (similarity to a reference reply plus the
+tool-call format reward: ``adp_samples``' recorded-turn reward).
 ``--max-completion-length`` is TRL's cap and the engine's ``max_new_tokens``.
 
 Part ``multi`` (target: bare TRL / agenttune >= 1.5). Multi-turn GRPO with the ``search`` tool over CUAD: each
 step samples ``--prompts`` questions x ``--num-generations`` completions (8 by default) at temperature 1.0 on
 both sides. agenttune: ``EpisodeRollouts`` as TRL's ``rollout_func`` (ReAct + ``SearchCorpusHarness`` + the
-continuously batched transformers engine), scored from the EventLog by the ``cuad_search`` reward mix (its
-components and the columns they read are spelled out here as the search benchmarks define them, weights read from
-``conf/reward/cuad_search.yaml``). Bare TRL: ``environment_factory`` with an environment (defined here) whose
-``search(query)`` runs the same harness, and a reward function giving the same mix the same columns (final reply,
-chunks shown, searches made, gold answer and evidence). Both open with the same conversation (the harness's system prompt and the question). Budgets:
+continuously batched transformers engine), scored from the EventLog by the ``cuad_search`` reward mix
+(``agenttune.benchmarks.search``: components and columns, weights read from ``conf/reward/cuad_search.yaml``).
+Bare TRL: ``environment_factory`` with an environment (defined here) whose ``search(query)`` runs the same
+harness, and a reward function giving the same mix the same columns (final reply, chunks shown, searches made,
+gold answer and evidence). Both open with the same conversation (the harness's system prompt and the question).
+Budgets:
 
 * per turn: agenttune's engine stops a turn after ``--turn-tokens`` (``max_new_tokens``); TRL gets the same cap
   through ``GRPOConfig.generation_kwargs={"max_new_tokens": ...}``;
@@ -54,7 +56,6 @@ import tempfile
 import time
 import warnings
 from collections.abc import Callable
-from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -64,19 +65,17 @@ from omegaconf import OmegaConf
 from transformers import TrainerCallback
 
 from agenttune.agents.strategies import ReAct
+from agenttune.benchmarks.adp_samples import recorded_turn_reward
 from agenttune.benchmarks.cuad.dataset import corpus_for, cuad_questions, dataset_rows
+from agenttune.benchmarks.search import SEARCH_REWARDS, search_columns
 from agenttune.config import ModelConfig, RewardConfig
 from agenttune.engines import build_engine
-from agenttune.events.projections.evaluator import evaluator_input
-from agenttune.events.schema import Event, EventLog, ToolCallPayload
+from agenttune.events.schema import Event, ToolCallPayload
 from agenttune.harness.recorded_turns import RecordedTurn, RecordedTurnHarness
 from agenttune.harness.search_corpus import SearchCorpusHarness
 from agenttune.models import load_model, load_tokenizer
 from agenttune.rag.sqlite_fts import SqliteFtsRetriever
-from agenttune.rewards import cuad_search
-from agenttune.rewards.cuad_search import completion_text
 from agenttune.rewards.episode import EpisodeReward
-from agenttune.rewards.format import tool_call_format
 from agenttune.rewards.mix import RewardMix
 from agenttune.training import MetricsCallback, TrainingData, build_trainer, train
 from agenttune.training.arguments import on_policy_arguments
@@ -253,23 +252,6 @@ def algorithm_config(args, max_completion_length: int) -> GRPOAlgorithmConfig:
 # ----------------------------------------------------------------------------------------------- single turn
 
 
-def reference_similarity(completions: list, reference: list[str], **kwargs: Any) -> list[float]:
-    """Character-level similarity (difflib ratio) of each completion's text to its reference reply."""
-    return [
-        SequenceMatcher(None, completion_text(c), ref).ratio()
-        for c, ref in zip(completions, reference, strict=True)
-    ]
-
-
-def single_turn_mix() -> RewardMix:
-    return RewardMix({"reference_similarity": (reference_similarity, 1.0)})
-
-
-def reply_columns(log: EventLog, task: RecordedTurn) -> dict[str, Any]:
-    """The episode's reply and the task's reference, read from the EventLog."""
-    return {"completion": evaluator_input(log)["final_answer"], "reference": task.reference}
-
-
 def single_turn_part(args: argparse.Namespace) -> dict:
     tasks = [
         RecordedTurn(id=f"turn-{i}", prompt=[{"role": "user", "content": q}], reference=r)
@@ -284,7 +266,7 @@ def single_turn_part(args: argparse.Namespace) -> dict:
             tasks,
             lambda task: RecordedTurnHarness(),
             ReAct(),
-            EpisodeReward(single_turn_mix(), reply_columns),
+            recorded_turn_reward(),
             model_cfg,
             tokenizer,
             output_dir,
@@ -292,7 +274,7 @@ def single_turn_part(args: argparse.Namespace) -> dict:
         return agenttune_trainer(algorithm, model, tokenizer, output_dir, timer, rollouts)
 
     def bare(model, tokenizer, output_dir, timer):
-        reward = single_turn_mix()  # the same mix, as a TRL reward function
+        reward = recorded_turn_reward().mix  # the same mix, as a TRL reward function
         return bare_trainer(algorithm, model, tokenizer, output_dir, timer, data, reward)
 
     report = compare(args, "single", {"agenttune": agenttune, "bare_trl": bare})
@@ -347,31 +329,6 @@ class SearchEnvironment:
 
     def _retrieved_chunk_ids(self) -> list[str]:
         return self._harness.info()["retrieved_chunk_ids"] if self._harness else []
-
-
-# The cuad_search reward group's components (as in the search benchmarks' SEARCH_REWARDS), weights from its config.
-SEARCH_REWARDS = {
-    "exact_match": cuad_search.answer_exact_match,
-    "token_f1": cuad_search.answer_f1,
-    "evidence": cuad_search.evidence_coverage,
-    "frugality": cuad_search.search_frugality,
-    "format": tool_call_format,
-}
-
-
-def search_columns(log: EventLog, question: Any) -> dict[str, Any]:
-    """What the search rewards read from an agenttune episode: the final reply, the chunks its searches showed,
-    how many searches it made, and the question's gold answer and evidence."""
-    record = evaluator_input(log)
-    return {
-        "completion": record["final_answer"],
-        "retrieved_chunk_ids": record["retrieved_ids"],
-        "num_searches": sum(call["name"] == "search" for call in record["tool_calls"]),
-        "answer": question.answer,
-        "answer_aliases": question.answer_aliases,
-        "gold_chunk_ids": question.gold_chunk_ids,
-        "hops": question.hops,
-    }
 
 
 def final_reply(completion: list[dict[str, Any]]) -> str:
