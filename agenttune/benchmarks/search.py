@@ -11,6 +11,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from agenttune.config import HarnessConfig
 from agenttune.events.projections.evaluator import evaluator_input
+from agenttune.events.projections.messages import agent_turns
 from agenttune.events.schema import EventKind, EventLog
 from agenttune.harness.search_corpus import SearchCorpusHarness
 from agenttune.rag.questions import QuestionRecord
@@ -53,11 +54,12 @@ def search_harness(cfg: DictConfig, retriever: Retriever) -> SearchCorpusHarness
 
 
 def search_columns(log: EventLog, question: QuestionRecord) -> dict[str, Any]:
-    """What the search rewards read, from an episode's EventLog and its question: the final reply, the chunks its
-    searches showed, how many searches it made, and the question's gold answer and evidence."""
+    """What the search rewards read, from an episode's EventLog and its question: the policy's turns (the answer
+    rewards read the last, the format reward all of them), the chunks its searches showed, how many searches it
+    made, and the question's gold answer and evidence."""
     record = evaluator_input(log)
     return {
-        "completion": record["final_answer"],
+        "completion": agent_turns(log),
         "retrieved_chunk_ids": record["retrieved_ids"],
         "num_searches": sum(call["name"] == "search" for call in record["tool_calls"]),
         "answer": question.answer,

@@ -13,6 +13,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from agenttune.config import AlgorithmConfig, ModelConfig
 from agenttune.engines import build_engine
+from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
 from agenttune.models import load_model, load_tokenizer
 from agenttune.rewards.episode import EpisodeReward
@@ -55,9 +56,11 @@ def episode_rollouts(
     tasks: Sequence[Any],
     make_harness: Callable[[Any], Harness],
     reward: EpisodeReward,
+    record: Callable[[EventLog, Harness], EventLog] | None = None,
 ) -> EpisodeRollouts:
     """On-policy rollouts of ``tasks``: the ``model`` group's engine around the live policy, the ``strategy``
-    group, ``reward`` scoring each EventLog; every episode written to ``eventlogs/train/step-<N>.jsonl``."""
+    group, ``record`` completing and ``reward`` scoring each EventLog; every episode written to
+    ``eventlogs/train/step-<N>.jsonl``."""
     model_cfg = typed(cfg.model, ModelConfig)
     return EpisodeRollouts(
         tasks,
@@ -72,6 +75,7 @@ def episode_rollouts(
         },
         log_dir=run.eventlog_dir / "train",
         source=cfg.benchmark.name,
+        record=record,
     )
 
 

@@ -162,7 +162,9 @@ def train_on_policy(
     """Train with ``cfg.algorithm`` (grpo, rloo or ppo) on the benchmark's train tasks: every rollout an episode of
     the episode loop, scored by the benchmark's reward, written to ``eventlogs/train/step-<N>.jsonl``."""
     tasks = benchmark.tasks("train")
-    rollouts = episode_rollouts(cfg, run, tokenizer, tasks, benchmark.harness, benchmark.reward())
+    rollouts = episode_rollouts(
+        cfg, run, tokenizer, tasks, benchmark.harness, benchmark.reward(), benchmark.record
+    )
     train_policy(cfg, run, model, tokenizer, TrainingData(), resume_from=resume_from, rollouts=rollouts)
 
 

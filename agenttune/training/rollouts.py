@@ -84,6 +84,8 @@ class EpisodeRollouts:
         sampling: the engine's sampling parameters, recorded in every log's ``metadata.sampling``.
         log_dir: where ``step-<N>.jsonl`` files go (``<run>/eventlogs/train``); None keeps no files.
         source: the logs' ``source`` (the benchmark's name).
+        record: ``record(log, harness)`` completes a finished episode before it is scored (the benchmark's
+            :meth:`~agenttune.benchmarks.base.Benchmark.record`); None keeps it as the loop wrote it.
     """
 
     def __init__(
@@ -96,8 +98,9 @@ class EpisodeRollouts:
         sampling: dict[str, Any],
         log_dir: str | Path | None = None,
         source: str = "",
+        record: Callable[[EventLog, Harness], EventLog] | None = None,
     ) -> None:
-        self.make_harness, self.strategy, self.reward = make_harness, strategy, reward
+        self.make_harness, self.strategy, self.reward, self.record = make_harness, strategy, reward, record
         self.make_engine, self.sampling, self.source = make_engine, dict(sampling), source
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.tasks = list(tasks)
@@ -143,6 +146,8 @@ class EpisodeRollouts:
             logs = run_episodes(engine, harnesses, self.strategy, tasks, source=self.source, full=True)
         finally:
             model.train(was_training)
+        if self.record is not None:
+            logs = [self.record(log, harness) for log, harness in zip(logs, harnesses, strict=True)]
         logs = self.reward(logs, tasks)
         policy = {"step": step, "digest": self._policy_digest(model, step)}
         logs = [

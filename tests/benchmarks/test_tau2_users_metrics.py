@@ -11,19 +11,20 @@ from agenttune.benchmarks.tau2.metrics import compare, summarize  # noqa: E402
 from agenttune.benchmarks.tau2.oracle import scripted_agent  # noqa: E402
 from agenttune.benchmarks.tau2.runner import run_tasks  # noqa: E402
 from agenttune.benchmarks.tau2.users import LLMUser  # noqa: E402
+from agenttune.engines.base import Generation  # noqa: E402
 from agenttune.events.schema import Event, EventKind, TextPayload  # noqa: E402
 
 
 class FakeEngine:
-    """Replies from a script; records what it was asked."""
+    """Generates the raw texts of a script (parsed like any engine's); records what it was asked."""
 
-    def __init__(self, replies: list[dict]) -> None:
+    def __init__(self, replies: list[str]) -> None:
         self.replies = list(replies)
         self.calls: list[tuple[list[list[dict]], list | None]] = []
 
-    def generate(self, conversations, tools=None):
+    def generate(self, conversations, tools=None, prompt_ids=None):
         self.calls.append((conversations, tools))
-        return [self.replies.pop(0)]
+        return [Generation.from_text(self.replies.pop(0))]
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +37,10 @@ def test_llm_user_talks_and_uses_phone_tools(telecom):
     harness, tasks = telecom
     engine = FakeEngine(
         [
-            {"content": "My mobile data does not work."},
-            {
-                "content": "",
-                "tool_calls": [{"function": {"name": "toggle_airplane_mode", "arguments": "{}"}}],
-            },
-            {"content": "Done, airplane mode is toggled."},
-            {"content": "Thanks! ###STOP###"},
+            "My mobile data does not work.",
+            '<tool_call>{"name": "toggle_airplane_mode", "arguments": {}}</tool_call>',
+            "Done, airplane mode is toggled.",
+            "Thanks! ###STOP###",
         ]
     )
     llm_harness = Tau2Harness("telecom", user=LLMUser(engine))
@@ -60,7 +58,7 @@ def test_llm_user_talks_and_uses_phone_tools(telecom):
 
 def test_a_failing_user_simulator_ends_with_error(telecom):
     _, tasks = telecom
-    engine = FakeEngine([{"content": "Hello"}])  # nothing left for the second call
+    engine = FakeEngine(["Hello"])  # nothing left for the second call
     harness = Tau2Harness("telecom", user=LLMUser(engine))
     harness.reset(tasks[0])
     result = harness.step(Event(payload=TextPayload(text="How can I help?")))

@@ -137,3 +137,26 @@ def test_audit_records_redact_by_default():
     assert records[7]["reward_value"] == 1.0
     raw = audit_records(log, redact_pii=False)
     assert raw[1]["text"] == "I am bob@corp.com" and raw[1]["redacted"] is False
+
+
+def test_agent_turns_keep_malformed_calls_for_the_format_reward_and_end_with_the_answer(tokenizer):
+    from agenttune.agents import ReAct, run_episodes
+    from agenttune.agents.toy import CalculatorHarness, tasks
+    from agenttune.engines.scripted import ScriptedEngine
+    from agenttune.events.projections.messages import agent_turns
+    from agenttune.rewards.cuad_search import completion_text
+    from agenttune.rewards.format import tool_call_format
+
+    replies = iter(
+        [
+            '<tool_call>{"name": "add", "arguments": </tool_call>',
+            '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool_call>',
+            "<answer>3</answer>",
+        ]
+    )
+    engine = ScriptedEngine(lambda conversation, tools: next(replies), tokenizer)
+    [log] = run_episodes(engine, CalculatorHarness, ReAct(max_turns=4), tasks(2)[1:])
+    turns = agent_turns(log)
+    assert tool_call_format([turns]) == [-1.0]  # the malformed call of the first turn still counts
+    assert tool_call_format([turns[1:]]) == [1.0]
+    assert completion_text(turns) == "<answer>3</answer>"

@@ -121,12 +121,13 @@ When your issue is resolved or cannot be resolved, reply with exactly {stop}.
 
 
 class LLMUser:
-    """A user simulated by any engine with ``generate(conversations, tools=None) -> list[dict]``.
+    """A user simulated by any :class:`~agenttune.engines.base.Engine` (its generations parsed by the project's one
+    tool-call parser).
 
     The engine sees the conversation from the customer's side (the agent's messages as ``user`` turns,
-    its own as ``assistant`` turns). When the engine returns OpenAI-style ``tool_calls`` (telecom's phone
-    tools are offered as ``tools``), they are run on the device and their results appended as ``tool``
-    messages before the engine is asked again, at most ``max_tool_rounds`` times per reply.
+    its own as ``assistant`` turns). When it calls tools (telecom's phone tools are offered as ``tools``), they
+    are run on the device and their results appended as ``tool`` messages before the engine is asked again, at
+    most ``max_tool_rounds`` times per reply.
     """
 
     def __init__(self, engine: Any, max_tool_rounds: int = 4) -> None:
@@ -149,26 +150,18 @@ class LLMUser:
     def respond(self, agent_text: str) -> UserReply:
         self._conversation.append({"role": "user", "content": agent_text})
         tools = self._device.tool_schemas() if self._device is not None else []
-        for _ in range(self.max_tool_rounds + 1):
-            message = self.engine.generate([self._conversation], tools=tools or None)[0]
-            tool_calls = message.get("tool_calls") or []
-            self._conversation.append(
-                {"role": "assistant", "content": message.get("content") or "", "tool_calls": tool_calls}
-                if tool_calls
-                else {"role": "assistant", "content": message.get("content") or ""}
-            )
-            if not tool_calls or self._device is None:
+        for round_ in range(self.max_tool_rounds + 1):
+            parsed = self.engine.generate([self._conversation], tools=tools or None)[0].parsed
+            calls = parsed.tool_calls if self._device is not None else []
+            ids = [f"user_call_{len(self._conversation)}_{i}" for i in range(len(calls))]
+            self._conversation.append(parsed.to_message(ids))
+            if not calls:
                 break
-            for call in tool_calls:
-                function = call.get("function", call)
-                arguments = function.get("arguments") or {}
-                if isinstance(arguments, str):
-                    try:
-                        arguments = json.loads(arguments or "{}")
-                    except json.JSONDecodeError:
-                        arguments = {}  # the tool then reports its missing arguments as an error
-                content, _ = self._device.call(function["name"], arguments)
-                self._conversation.append({"role": "tool", "content": content, "name": function["name"]})
+            for call, call_id in zip(calls, ids, strict=True):
+                content, _ = self._device.call(call.name, dict(call.arguments))
+                self._conversation.append(
+                    {"role": "tool", "content": content, "name": call.name, "tool_call_id": call_id}
+                )
         text = (
             self._conversation[-1].get("content", "") if self._conversation[-1]["role"] == "assistant" else ""
         )

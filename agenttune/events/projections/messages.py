@@ -121,3 +121,24 @@ def chat_messages(log: EventLog, branch: str = "main", upto: int | None = None) 
 def events_to_messages(events: Sequence[Event]) -> list[Message]:
     """Chat messages of a list of events (an opening, a turn's observations, a conversation prefix)."""
     return [message.message() for message in render_events(enumerate(events))]
+
+
+def agent_turns(log: EventLog, branch: str = "main") -> list[Message]:
+    """The policy's turns as assistant messages, each with the raw text of the tool calls of its step that did not
+    parse (ERROR events from the parser) appended to its content: what a format reward reads, the final answer
+    last."""
+    malformed: dict[int, list[str]] = {}
+    for index in log.lineage(branch):
+        event = log.events[index]
+        if event.kind == EventKind.ERROR and event.payload.source == "parser":
+            malformed.setdefault(event.step, []).append(event.payload.raw)
+    turns = []
+    for rendered in rendered_messages(log, branch):
+        if rendered.role != "assistant":
+            continue
+        message = rendered.message()
+        steps = {log.events[index].step for _, index in rendered.parts}
+        raw = [text for step in sorted(steps) for text in malformed.pop(step, [])]
+        message["content"] = "\n".join(part for part in [message["content"], *raw] if part)
+        turns.append(message)
+    return [*({"role": "assistant", "content": "\n".join(raw)} for raw in malformed.values()), *turns]
