@@ -150,7 +150,7 @@ class LLMUser:
     def respond(self, agent_text: str) -> UserReply:
         self._conversation.append({"role": "user", "content": agent_text})
         tools = self._device.tool_schemas() if self._device is not None else []
-        for round_ in range(self.max_tool_rounds + 1):
+        for _ in range(self.max_tool_rounds + 1):
             parsed = self.engine.generate([self._conversation], tools=tools or None)[0].parsed
             calls = parsed.tool_calls if self._device is not None else []
             ids = [f"user_call_{len(self._conversation)}_{i}" for i in range(len(calls))]
