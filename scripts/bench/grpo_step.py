@@ -39,8 +39,9 @@ Without ``--init-from`` (a checkpoint warm-started on search trajectories, e.g. 
 
 Measurement: each side runs ``--steps`` optimizer steps from the same fresh weights (seed 0), in alternating
 rounds (agenttune, bare, agenttune, bare, ...); a step's time runs from ``on_step_begin`` to ``on_step_end``
-(generation, tool calls, rewards, loss and update); the first step of each run is dropped as warm-up; tables
-report medians. Writes JSON (``--out``, default ``outputs/bench/grpo_step.json``), one key per part
+(generation, tool calls, rewards, loss and update), its rollout time from ``on_step_begin`` until the rollouts are
+done (agenttune: ``rollout_func`` returns; bare TRL: its reward function is called, right after generation); the
+first step of each run is dropped as warm-up; tables report medians. Writes JSON (``--out``, default ``outputs/bench/grpo_step.json``), one key per part
 (``single_turn``, ``multi_turn``) merged into what the file holds.
 """
 
@@ -101,13 +102,17 @@ WORK_METRICS = {
 
 
 class StepTimer(TrainerCallback):
-    """Wall time of each optimizer step."""
+    """Wall time of each optimizer step, and of its rollouts (from the step's start until they are done)."""
 
     def __init__(self):
         self.times: list[float] = []
+        self.rollout_times: list[float] = []
 
     def on_step_begin(self, args, state, control, **kwargs):
         self.started = time.perf_counter()
+
+    def rollouts_done(self) -> None:
+        self.rollout_times.append(time.perf_counter() - self.started)
 
     def on_step_end(self, args, state, control, **kwargs):
         self.times.append(time.perf_counter() - self.started)
@@ -120,11 +125,35 @@ def model_config(args: argparse.Namespace, max_new_tokens: int) -> ModelConfig:
     )
 
 
+class TimedRollouts(EpisodeRollouts):
+    """EpisodeRollouts that tell the step timer when a step's rollouts are done."""
+
+    def __init__(self, *args, timer: StepTimer, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.timer = timer
+
+    def __call__(self, prompts, trainer):
+        output = super().__call__(prompts, trainer)
+        self.timer.rollouts_done()
+        return output
+
+
+def timed_reward(reward: Callable, timer: StepTimer) -> Callable:
+    """``reward``, telling the step timer that the rollouts are done when TRL first calls it after generating."""
+
+    @functools.wraps(reward)
+    def scored(*args, **kwargs):
+        timer.rollouts_done()
+        return reward(*args, **kwargs)
+
+    return scored
+
+
 def episode_rollouts(
-    tasks, make_harness, strategy, reward, model_cfg, tokenizer, output_dir
+    tasks, make_harness, strategy, reward, model_cfg, tokenizer, output_dir, timer
 ) -> EpisodeRollouts:
     """agenttune's rollouts as a run builds them (``pipelines.common.episode_rollouts``), logs written too."""
-    return EpisodeRollouts(
+    return TimedRollouts(
         tasks,
         make_harness,
         strategy,
@@ -137,6 +166,7 @@ def episode_rollouts(
         },
         log_dir=Path(output_dir) / "eventlogs" / "train",
         source="bench",
+        timer=timer,
     )
 
 
@@ -168,7 +198,7 @@ def bare_trainer(algorithm, model, tokenizer, output_dir, timer, data, reward, *
         warnings.filterwarnings("ignore", message="You are using 'environment_factory'")
         return GRPOTrainer(
             model=model,
-            reward_funcs=[reward],
+            reward_funcs=[timed_reward(reward, timer)],
             args=args,
             train_dataset=data,
             processing_class=tokenizer,
@@ -177,19 +207,24 @@ def bare_trainer(algorithm, model, tokenizer, output_dir, timer, data, reward, *
         )
 
 
-def timed_steps(trainer, timer: StepTimer) -> tuple[list[float], dict[int, dict[str, float]]]:
-    """Train; return the step times after the first and the logged metrics of those steps by step."""
+def timed_steps(trainer, timer: StepTimer) -> tuple[list[float], list[float], dict[int, dict[str, float]]]:
+    """Train; return the step times and rollout times after the first step, and the logged metrics of those steps."""
     train(trainer)
     logged = {
         entry["step"]: entry for entry in trainer.state.log_history if "step" in entry and "loss" in entry
     }
-    return timer.times[1:], {step: logged[step] for step in sorted(logged) if step > 1}
+    return (
+        timer.times[1:],
+        timer.rollout_times[1:],
+        {step: logged[step] for step in sorted(logged) if step > 1},
+    )
 
 
 def compare(args, name: str, builders: dict[str, Callable[[Any, Any, str, StepTimer], Any]]) -> dict:
     """Alternating rounds of both sides; medians, step times and the work metrics of the timed steps."""
     model_cfg = ModelConfig(name=args.model, path=MODELS[args.model])
     times: dict[str, list[float]] = {side: [] for side in SIDES}
+    rollout_times: dict[str, list[float]] = {side: [] for side in SIDES}
     metrics: dict[str, list[dict]] = {side: [] for side in SIDES}
     for round_index in range(args.rounds):
         for side in SIDES:
@@ -198,8 +233,10 @@ def compare(args, name: str, builders: dict[str, Callable[[Any, Any, str, StepTi
             model = load_model(model_cfg, args.cache_dir, args.init_from, seed=0)
             timer = StepTimer()
             with tempfile.TemporaryDirectory() as output_dir:
-                step_times, logged = timed_steps(builders[side](model, tokenizer, output_dir, timer), timer)
+                trainer = builders[side](model, tokenizer, output_dir, timer)
+                step_times, rollouts, logged = timed_steps(trainer, timer)
             times[side] += step_times
+            rollout_times[side] += rollouts
             metrics[side] += logged.values()
     medians = {side: statistics.median(values) for side, values in times.items()}
     work = {
@@ -211,7 +248,13 @@ def compare(args, name: str, builders: dict[str, Callable[[Any, Any, str, StepTi
     }
     work["agenttune"]["reward"] = _mean(entry.get("reward") for entry in metrics["agenttune"])
     work["bare_trl"]["reward"] = _mean(entry.get("reward") for entry in metrics["bare_trl"])
-    return {"median_step_s": medians, "step_times_s": times, "per_completion": work}
+    return {
+        "median_step_s": medians,
+        "step_times_s": times,
+        "median_rollout_s": {side: statistics.median(values) for side, values in rollout_times.items()},
+        "rollout_times_s": rollout_times,
+        "per_completion": work,
+    }
 
 
 def _mean(values) -> float | None:
@@ -227,12 +270,14 @@ def _cell(value: float | None, width: int, digits: int) -> str:
 def print_table(title: str, report: dict) -> None:
     print(f"\n{title}")
     print(
-        f"{'side':<10} {'median step (s)':>16} {'steps':>6} {'tool calls':>11} {'compl. tokens':>14} {'reward':>7}"
+        f"{'side':<10} {'median step (s)':>16} {'rollouts (s)':>13} {'steps':>6} {'tool calls':>11} "
+        f"{'compl. tokens':>14} {'reward':>7}"
     )
     for side in SIDES:
         work = report["per_completion"][side]
         print(
-            f"{side:<10} {report['median_step_s'][side]:>16.3f} {len(report['step_times_s'][side]):>6} "
+            f"{side:<10} {report['median_step_s'][side]:>16.3f} {report['median_rollout_s'][side]:>13.3f} "
+            f"{len(report['step_times_s'][side]):>6} "
             f"{_cell(work['tool_calls'], 11, 2)} {_cell(work['completion_tokens'], 14, 1)} {_cell(work['reward'], 7, 3)}"
         )
 
@@ -270,6 +315,7 @@ def single_turn_part(args: argparse.Namespace) -> dict:
             model_cfg,
             tokenizer,
             output_dir,
+            timer,
         )
         return agenttune_trainer(algorithm, model, tokenizer, output_dir, timer, rollouts)
 
@@ -386,7 +432,7 @@ def multi_turn_part(args: argparse.Namespace) -> dict:
         reward = EpisodeReward(search_mix(), search_columns)
         strategy = ReAct(max_turns=args.max_turns)
         rollouts = episode_rollouts(
-            questions, make_harness, strategy, reward, model_cfg, tokenizer, output_dir
+            questions, make_harness, strategy, reward, model_cfg, tokenizer, output_dir, timer
         )
         return agenttune_trainer(algorithm, model, tokenizer, output_dir, timer, rollouts)
 
@@ -408,6 +454,9 @@ def multi_turn_part(args: argparse.Namespace) -> dict:
     report["speedup_bare_over_agenttune"] = (
         report["median_step_s"]["bare_trl"] / report["median_step_s"]["agenttune"]
     )
+    report["rollout_speedup_bare_over_agenttune"] = (
+        report["median_rollout_s"]["bare_trl"] / report["median_rollout_s"]["agenttune"]
+    )
     report["target"] = "bare TRL / agenttune >= 1.5"
     report["budgets"] = {
         "turn_tokens": args.turn_tokens,
@@ -422,6 +471,7 @@ def multi_turn_part(args: argparse.Namespace) -> dict:
     }
     print_table("multi turn (search tool over CUAD, sampled at T=1.0)", report)
     print(f"speed-up bare TRL / agenttune: {report['speedup_bare_over_agenttune']:.3f} (target >= 1.5)")
+    print(f"rollouts alone, bare TRL / agenttune: {report['rollout_speedup_bare_over_agenttune']:.3f}")
     calls = [report["per_completion"][side]["tool_calls"] for side in SIDES]
     if not args.init_from:
         print(
