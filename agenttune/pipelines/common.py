@@ -20,7 +20,7 @@ from agenttune.rewards.episode import EpisodeReward
 from agenttune.tracking.resume import find_resume_checkpoint
 from agenttune.tracking.run import RunContext
 from agenttune.training import MetricsCallback, TrainingData, algorithm_config, build_trainer, train
-from agenttune.training.rollouts import EpisodeRollouts
+from agenttune.training.rollouts import EpisodeRollouts, engine_sampling
 
 log = logging.getLogger(__name__)
 
@@ -68,11 +68,7 @@ def episode_rollouts(
         instantiate(cfg.strategy),
         reward,
         make_engine=lambda model: build_engine(model_cfg, model, tokenizer),
-        sampling={
-            "temperature": model_cfg.temperature,
-            "top_p": model_cfg.top_p,
-            "max_new_tokens": model_cfg.max_new_tokens,
-        },
+        sampling=engine_sampling(model_cfg),
         log_dir=run.eventlog_dir / "train",
         source=cfg.benchmark.name,
         record=record,

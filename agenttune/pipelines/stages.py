@@ -28,7 +28,8 @@ from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
 from agenttune.pipelines.common import episode_rollouts, train_policy, typed
 from agenttune.pipelines.log_datasets import training_data
-from agenttune.selfevolve.controller import ToolGraphController, domain_toolgraph, toolgraph_config
+from agenttune.selfevolve.build import build_toolgraph
+from agenttune.selfevolve.controller import ToolGraphController, toolgraph_config
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData, algorithm_config
 
@@ -177,6 +178,6 @@ def toolgraph_controllers(
     controllers = {}
     for name in benchmark.domains:
         domain = benchmark.domain(name)
-        graph = domain_toolgraph(domain.harness, domain.rules, config, (success_logs or {}).get(name, ()))
+        graph = build_toolgraph(domain.harness, domain.rules, config, (success_logs or {}).get(name, ()))
         controllers[name] = ToolGraphController(graph, config)
     return controllers

@@ -1,21 +1,18 @@
-"""The ToolGraph controller around a domain's episodes: the switches from the ``harness.toolgraph`` config, the
-graph from the domain's facts (a harness naming its tools and the domain's rules, both from the benchmark), and the
-wrappers that put it around a harness and, with candidate scoring, around the policy's engine."""
+"""The ToolGraph controller around a domain's episodes: the switches from the ``harness.toolgraph`` config, and the
+wrappers that put a domain's graph (:func:`agenttune.selfevolve.build.build_toolgraph`, from the benchmark's domain
+facts) around a harness and, with candidate scoring, around the policy's engine."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agenttune.config import ToolGraphSwitches
 from agenttune.engines.base import Engine
-from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
-from agenttune.selfevolve.build import build_toolgraph
 from agenttune.selfevolve.candidates import ToolGraphEngine
 from agenttune.selfevolve.config import ToolGraphConfig
 from agenttune.selfevolve.guard import ToolGraphHarness
-from agenttune.selfevolve.toolgraph import DescribesTools, ToolGraph
+from agenttune.selfevolve.toolgraph import ToolGraph
 
 
 def toolgraph_config(switches: ToolGraphSwitches) -> ToolGraphConfig:
@@ -29,16 +26,6 @@ def toolgraph_config(switches: ToolGraphSwitches) -> ToolGraphConfig:
         num_candidates=switches.num_candidates,
         loop_limit=switches.loop_limit,
     )
-
-
-def domain_toolgraph(
-    harness: DescribesTools,
-    rules: Mapping[str, Any],
-    config: ToolGraphConfig,
-    success_logs: Iterable[EventLog] = (),
-) -> ToolGraph:
-    """A domain's graph: its tools, its rules, weights fitted on its successful episodes."""
-    return build_toolgraph(harness, rules, config, success_logs)
 
 
 class ToolGraphController:

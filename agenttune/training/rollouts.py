@@ -68,6 +68,15 @@ def weights_digest(model: Any) -> str:
     return digest.hexdigest()
 
 
+def engine_sampling(model_cfg: Any) -> dict[str, Any]:
+    """The sampling parameters of the ``model`` group's engine (recorded in every training log)."""
+    return {
+        "temperature": model_cfg.temperature,
+        "top_p": model_cfg.top_p,
+        "max_new_tokens": model_cfg.max_new_tokens,
+    }
+
+
 def _key(prompt: list[Message]) -> str:
     return json.dumps(prompt, sort_keys=True, default=str)
 

@@ -81,7 +81,7 @@ from agenttune.rewards.mix import RewardMix
 from agenttune.training import MetricsCallback, TrainingData, build_trainer, train
 from agenttune.training.arguments import on_policy_arguments
 from agenttune.training.grpo import GRPOAlgorithmConfig
-from agenttune.training.rollouts import EpisodeRollouts
+from agenttune.training.rollouts import EpisodeRollouts, engine_sampling
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS = {"tiny_random": "tiny_random", "smollm2": "embedded:smollm2_135m"}
@@ -159,11 +159,7 @@ def episode_rollouts(
         strategy,
         reward,
         make_engine=lambda model: build_engine(model_cfg, model, tokenizer),
-        sampling={
-            "temperature": model_cfg.temperature,
-            "top_p": model_cfg.top_p,
-            "max_new_tokens": model_cfg.max_new_tokens,
-        },
+        sampling=engine_sampling(model_cfg),
         log_dir=Path(output_dir) / "eventlogs" / "train",
         source="bench",
         timer=timer,
