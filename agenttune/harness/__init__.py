@@ -5,5 +5,9 @@
 - :mod:`~agenttune.harness.sandbox`: ``Sandbox`` and its ``python_exec`` tool (child process, time and memory limits).
 - :mod:`~agenttune.harness.tools_harness`: ``ToolsHarness`` (``harness=tools``).
 - :mod:`~agenttune.harness.search_corpus`: ``SearchCorpusHarness`` (``harness=search_corpus``).
+- :mod:`~agenttune.harness.stateful_tools`: ``StatefulToolsHarness`` (``harness=stateful_tools``: methods of stateful
+  classes built per task, several user turns; BFCL multi-turn tasks through :mod:`~agenttune.harness.bfcl`).
+- :mod:`~agenttune.harness.recorded_turns`: ``RecordedTurnHarness`` (a recorded conversation up to one assistant turn,
+  for on-policy training on recorded data).
 - :mod:`~agenttune.harness.conformance`: ``check_harness``, the rules every harness passes.
 """

@@ -6,18 +6,18 @@ to the algorithm's TRL config unchanged.
 
 | algorithm | trainer | data (:class:`TrainingData` field) |
 | --- | --- | --- |
-| grpo | TRL GRPOTrainer, multi-turn tools via ``tools`` / ``environment_factory`` | ``prompts`` |
-| rloo | TRL RLOOTrainer | ``prompts`` |
+| grpo | TRL GRPOTrainer; multi-turn episodes from the project's episode loop through ``rollout_func`` (``rollouts``, :mod:`agenttune.training.rollouts`) | ``prompts`` (single turn) or episodes (``rollouts``) |
+| rloo | TRL RLOOTrainer (single turn); with ``rollouts``, GRPOTrainer's ``rollout_func`` with the leave-one-out advantage | ``prompts`` or episodes (``rollouts``) |
 | ppo | the project's PPO loop with a value head (``training/ppo/``) | episodes only (``rollouts``) |
 | dpo | TRL DPOTrainer, ``loss_type=preference_loss`` | ``preferences`` |
 | bco | DPOTrainer ``bco_pair`` on pairs, else :class:`BCOUnpairedTrainer` | ``preferences`` or ``unpaired`` |
 | kto | TRL KTOTrainer, labels from rewards | ``unpaired`` |
 | sft | the weighted SFT trainer (``training/weighted_sft.py``) | ``sft`` |
 
-Typical use::
+Typical use (on-policy training on a benchmark's tasks; ``pipelines.common.episode_rollouts`` builds the rollouts)::
 
-    trainer = build_trainer(algorithm_config(cfg.algorithm), model, tokenizer, TrainingData(prompts=rows), run_dir,
-                            reward_funcs=[answer_reward], callbacks=[MetricsCallback(tracker.log)])
+    trainer = build_trainer(algorithm_config(cfg.algorithm), model, tokenizer, TrainingData(), run_dir,
+                            rollouts=rollouts, callbacks=[MetricsCallback(tracker.log)])
     train(trainer, resume_from=last_checkpoint(run_dir) if cfg.resume else None)
 """
 
