@@ -19,6 +19,8 @@ class SamplingConfig(AlgorithmConfig):
     """The fields of the sampling trainers (GRPO, RLOO): ``num_generations`` samples of each prompt."""
 
     num_generations: int = 2
+    # TRL's cap on a sampled completion (single-turn sampling); episode rollouts are bounded by the strategy's
+    # max_turns, the engine's max_new_tokens and the tool results
     max_completion_length: int = 48
     epsilon: float = 0.2  # policy clip range
     beta: float = (
