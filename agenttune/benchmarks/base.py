@@ -11,7 +11,11 @@
 ``harness(task)``             a fresh harness for one episode of ``task``
 ``reward()``                  an :class:`~agenttune.rewards.episode.EpisodeReward` scoring finished EventLogs
                               (on-policy training)
-``metrics(logs, tasks)``      evaluation metrics of a phase's logs (the pipelines prefix them: ``eval_after/em``)
+``episode_scores(logs,        one mapping of metric -> value per episode, in log order (None: the benchmark has
+tasks)``                      only ``metrics``); the pipelines report their means with ``/n`` and 95% bootstrap
+                              ``/ci_low``, ``/ci_high`` over tasks, and ``rl`` pairs them by task (``delta/<metric>``)
+``metrics(logs, tasks)``      aggregate metrics of a phase's logs, for a benchmark without per-episode scores (the
+                              pipelines prefix them: ``eval/avg_reward``)
 ``teacher(task, tokenizer,    a scripted engine that plays ``task``: ``oracle`` plays it well (a teacher to distil),
 kind)``                       other kinds the benchmark names (tau2's perturbed oracles) play it badly on purpose
 ``check(log, task)``          why a teacher trajectory must not be trained on (``""`` keeps it)
@@ -103,6 +107,9 @@ class Benchmark:
         raise NotImplementedError(
             f"benchmark {self.name!r} defines no reward, so it cannot be trained on-policy"
         )
+
+    def episode_scores(self, logs: Sequence[EventLog], tasks: Sequence[Any]) -> list[dict[str, float]] | None:
+        return None
 
     def metrics(self, logs: Sequence[EventLog], tasks: Sequence[Any]) -> dict[str, float]:
         raise NotImplementedError(f"benchmark {self.name!r} defines no metrics")

@@ -7,7 +7,7 @@
 3. Trajectories that fail the benchmark's check are dropped (``distill/kept_share``, ``distill/dropped_<check>``).
 4. The student trains with ``algorithm`` (weighted SFT: tool results weigh 0 by default; the ablation
    ``+experiment=cuad_distill_unmasked`` trains on them too).
-5. ``eval_after/*``. The student in ``checkpoints/final`` is what ``+experiment=cuad_grpo init_from=...`` starts from.
+5. ``eval_after/*`` and the paired ``delta/<metric>`` with its 95% interval. The student in ``checkpoints/final`` is what ``+experiment=cuad_grpo init_from=...`` starts from.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.pipelines.common import load_policy, resume_checkpoint
-from agenttune.pipelines.stages import distill_teacher, evaluate, policy_engine
+from agenttune.pipelines.stages import distill_teacher, evaluate, paired_comparison, policy_engine
 from agenttune.tracking.run import RunContext
 from agenttune.training import algorithm_info
 
@@ -27,9 +27,10 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     benchmark = load_benchmark(cfg)
     eval_tasks = benchmark.tasks("eval")
     model, tokenizer = load_policy(cfg)
-    evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before")
+    _, before = evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before")
     train_tasks = benchmark.tasks("train")
     distill_teacher(
         cfg, run, benchmark, model, tokenizer, train_tasks, resume_from=resume_checkpoint(cfg, run)
     )
-    evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after")
+    _, after = evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after")
+    paired_comparison(cfg, run, benchmark, eval_tasks, before, after)

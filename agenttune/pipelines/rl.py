@@ -8,7 +8,8 @@
 3. ``algorithm`` (grpo, rloo or ppo) on the benchmark's train tasks: every rollout an episode of the episode loop
    with the ``strategy`` group, scored from its EventLog by the benchmark's reward (``train/reward/<name>``),
    written to ``eventlogs/train/step-<N>.jsonl``.
-4. ``eval_after/*`` with the trained policy.
+4. ``eval_after/*`` with the trained policy, and ``delta/<metric>``: after minus before paired by task, with its 95%
+   bootstrap interval (every ``eval_*/<metric>`` has ``/n``, ``/ci_low`` and ``/ci_high`` too).
 
     python train.py +experiment=cuad_grpo            # rl on CUAD contract search with a warm start
 """
@@ -19,7 +20,13 @@ from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.pipelines.common import load_policy, resume_checkpoint
-from agenttune.pipelines.stages import distill_teacher, evaluate, policy_engine, train_on_policy
+from agenttune.pipelines.stages import (
+    distill_teacher,
+    evaluate,
+    paired_comparison,
+    policy_engine,
+    train_on_policy,
+)
 from agenttune.tracking.run import RunContext
 from agenttune.training import algorithm_config
 
@@ -30,11 +37,16 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     resume_from = resume_checkpoint(cfg, run)
     model, tokenizer = load_policy(cfg)
     if eval_tasks:
-        evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before")
+        _, before = evaluate(
+            cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before"
+        )
     if cfg.warm_start.enabled and not cfg.init_from and not resume_from:
         stage = algorithm_config(cfg.warm_start.algorithm)
         teacher_tasks = benchmark.tasks("train", cfg.warm_start.num_questions)
         distill_teacher(cfg, run, benchmark, model, tokenizer, teacher_tasks, stage=stage)
     train_on_policy(cfg, run, benchmark, model, tokenizer, resume_from)
     if eval_tasks:
-        evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after")
+        _, after = evaluate(
+            cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after"
+        )
+        paired_comparison(cfg, run, benchmark, eval_tasks, before, after)

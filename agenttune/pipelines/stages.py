@@ -5,7 +5,8 @@
   metrics as ``<phase>/<metric>``;
 - :func:`distill_teacher` collects the benchmark's teacher trajectories, keeps those that pass its check and trains
   the policy on them;
-- :func:`train_on_policy` trains with an on-policy algorithm on the benchmark's train tasks through the episode loop.
+- :func:`train_on_policy` trains with an on-policy algorithm on the benchmark's train tasks through the episode loop;
+- :func:`paired_comparison` reports the paired before/after deltas of two evaluations of the same tasks.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from agenttune.pipelines.common import episode_rollouts, train_policy, typed
 from agenttune.pipelines.log_datasets import training_data
 from agenttune.selfevolve.build import build_toolgraph
 from agenttune.selfevolve.controller import ToolGraphController, toolgraph_config
+from agenttune.tracking.intervals import paired_deltas, with_intervals
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData, algorithm_config
 
@@ -110,9 +112,12 @@ def evaluate(
     controllers: Mapping[str, ToolGraphController] | None = None,
 ) -> tuple[dict[str, float], list[EventLog]]:
     """Episodes of ``tasks`` (``eventlogs/<phase>.jsonl``; inside ToolGraph ``controllers`` when given) and the
-    benchmark's metrics as ``<phase>/<metric>``."""
+    benchmark's metrics as ``<phase>/<metric>``: the mean of each per-episode score with ``/n`` and its 95% bootstrap
+    interval over tasks (``/ci_low``, ``/ci_high``, seeded by ``seed``), or the benchmark's aggregate metrics."""
     logs = episodes(cfg, benchmark, agent, tasks, phase, run, controllers)
-    metrics = {f"{phase}/{name}": value for name, value in benchmark.metrics(logs, tasks).items()}
+    scores = benchmark.episode_scores(logs, tasks)
+    values = benchmark.metrics(logs, tasks) if scores is None else with_intervals(scores, cfg.seed)
+    metrics = {f"{phase}/{name}": value for name, value in values.items()}
     run.log(metrics)
     run.set_summary(metrics)
     log.info("%s: %s", phase, {k: round(v, 3) if isinstance(v, float) else v for k, v in metrics.items()})
@@ -181,3 +186,30 @@ def toolgraph_controllers(
         graph = build_toolgraph(domain.harness, domain.rules, config, (success_logs or {}).get(name, ()))
         controllers[name] = ToolGraphController(graph, config)
     return controllers
+
+
+def paired_comparison(
+    cfg: DictConfig,
+    run: RunContext,
+    benchmark: Benchmark,
+    tasks: Sequence[Any],
+    before: Sequence[EventLog],
+    after: Sequence[EventLog],
+) -> dict[str, float]:
+    """``delta/<metric>``: after minus before on the tasks both evaluations ran, paired by task, with its 95%
+    bootstrap interval (a change improves a metric when the interval lies above zero). Empty, with a log line, for a
+    benchmark without per-episode scores."""
+    scored = [benchmark.episode_scores(logs, tasks) for logs in (before, after)]
+    if scored[0] is None:
+        log.info(
+            "benchmark %s gives no per-episode scores: no paired before/after comparison", benchmark.name
+        )
+        return {}
+    by_task = [
+        {log.task_id: score for log, score in zip(logs, scores, strict=True)}
+        for logs, scores in zip((before, after), scored, strict=True)
+    ]
+    deltas = paired_deltas(*by_task, seed=cfg.seed)
+    run.log(deltas)
+    run.set_summary(deltas)
+    return deltas

@@ -29,7 +29,13 @@ def test_cuad_grpo_warm_starts_then_trains_with_search_calls(run_pipeline):
     for phase in ("eval_before", "eval_after"):
         for name in ("em", "f1", "searches_per_question", "recall@8", "hit@8"):
             assert f"{phase}/{name}" in metrics
-    assert metrics["eval_before/questions"] == 2
+    assert (
+        metrics["eval_before/em/n"] == 2
+        and metrics["eval_before/hit@8/ci_low"] <= metrics["eval_before/hit@8"]
+    )
+    assert (
+        "delta/hit@8" in metrics and metrics["delta/hit@8/n"] == 2
+    )  # after minus before, paired by question
     # the warm start ran the teacher on its own question count and trained the student first
     assert metrics["distill/teacher_episodes"] == 6
     assert metrics["distill/global_step"] == 1

@@ -4,7 +4,7 @@ Train and eval questions come from CUAD's clause annotations (``benchmark.num_tr
 the retriever indexes the contracts they need plus distractors (``benchmark.max_docs``), built once in the cache.
 Each episode searches through :class:`~agenttune.harness.search_corpus.SearchCorpusHarness`; the ``reward``
 group mixes answer EM/F1, evidence coverage, frugality and format; metrics are
-:func:`~agenttune.benchmarks.cuad.metrics.search_metrics`; the teacher is the scripted
+:func:`~agenttune.benchmarks.cuad.metrics.episode_scores` per episode (means with 95% intervals); the teacher is the scripted
 :class:`~agenttune.benchmarks.cuad.teacher.RetrievalTeacher`, and its trajectories are kept when they pass
 :func:`~agenttune.benchmarks.cuad.teacher.check_trajectory`.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from agenttune.benchmarks.base import Benchmark, register
 from agenttune.benchmarks.cuad.dataset import corpus_for, cuad_questions
-from agenttune.benchmarks.cuad.metrics import search_metrics
+from agenttune.benchmarks.cuad.metrics import search_scores
 from agenttune.benchmarks.cuad.teacher import RetrievalTeacher, check_trajectory
 from agenttune.benchmarks.search import build_retriever, search_harness, search_reward
 from agenttune.engines.scripted import ScriptedEngine
@@ -79,8 +79,10 @@ class CuadSearch(Benchmark):
     def reward(self):
         return search_reward(self.cfg)
 
-    def metrics(self, logs: Sequence[EventLog], tasks: Sequence[QuestionRecord]) -> dict[str, float]:
-        return search_metrics(logs, tasks)
+    def episode_scores(
+        self, logs: Sequence[EventLog], tasks: Sequence[QuestionRecord]
+    ) -> list[dict[str, float]]:
+        return search_scores(logs, tasks)
 
     def teacher(self, task: QuestionRecord, tokenizer: Any, kind: str = "oracle") -> ScriptedEngine:
         if kind != "oracle":

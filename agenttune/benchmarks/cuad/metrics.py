@@ -8,7 +8,6 @@ least one gold chunk returned. ``tool_call_rate`` is the share of episodes that 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from statistics import mean
 
 from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.schema import EventKind, EventLog
@@ -35,14 +34,10 @@ def episode_scores(log: EventLog, question: QuestionRecord) -> dict[str, float]:
     }
 
 
-def search_metrics(logs: Sequence[EventLog], questions: Sequence[QuestionRecord]) -> dict[str, float]:
-    """Mean episode scores by metric name, and the number of ``questions``; logs and questions are matched by
-    task id."""
+def search_scores(logs: Sequence[EventLog], questions: Sequence[QuestionRecord]) -> list[dict[str, float]]:
+    """Each episode's scores, in log order; logs and questions are matched by task id."""
     by_id = {q.id: q for q in questions}
     missing = [log.task_id for log in logs if log.task_id not in by_id]
     if missing:
         raise KeyError(f"logs of unknown questions: {missing[:3]}")
-    scores = [episode_scores(log, by_id[log.task_id]) for log in logs]
-    metrics = {name: mean(s[name] for s in scores) for name in scores[0]}
-    metrics["questions"] = len(scores)
-    return metrics
+    return [episode_scores(log, by_id[log.task_id]) for log in logs]
