@@ -21,13 +21,31 @@ Typical use (on-policy training on a benchmark's tasks; ``pipelines.common.episo
     train(trainer, resume_from=last_checkpoint(run_dir) if cfg.resume else None)
 """
 
-from agenttune.training.builder import build_trainer
-from agenttune.training.callbacks import MetricsCallback
-from agenttune.training.checkpoints import last_checkpoint, train
-from agenttune.training.data import TrainingData, label_by_reward
-from agenttune.training.registry import Algorithm, algorithm_config, algorithm_info, algorithms
+import importlib
 
-__all__ = [
+# Names and the modules that define them, imported on first use (PEP 562): composing a config imports the
+# algorithm registry through this package, and must not pay for transformers' Trainer (peft, bitsandbytes).
+_EXPORTS = {
+    "Algorithm": "agenttune.training.registry",
+    "MetricsCallback": "agenttune.training.callbacks",
+    "TrainingData": "agenttune.training.data",
+    "algorithm_config": "agenttune.training.registry",
+    "algorithm_info": "agenttune.training.registry",
+    "algorithms": "agenttune.training.registry",
+    "build_trainer": "agenttune.training.builder",
+    "label_by_reward": "agenttune.training.data",
+    "last_checkpoint": "agenttune.training.checkpoints",
+    "train": "agenttune.training.checkpoints",
+}
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'agenttune.training' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)
+
+
+__all__ = [  # noqa: F822 - defined lazily by __getattr__
     "Algorithm",
     "MetricsCallback",
     "TrainingData",

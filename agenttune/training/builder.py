@@ -45,7 +45,7 @@ def build_trainer(
             or the policy with adapters disabled under PEFT.
 
     Returns:
-        A TRL trainer, or :class:`~agenttune.training.ppo.PPOTrainer`; both have ``train(resume_from_checkpoint)``
+        A TRL trainer, or :class:`~agenttune.training.ppo.trainer.PPOTrainer`; both have ``train(resume_from_checkpoint)``
         and ``state.global_step``.
     """
     build = algorithm_info(algorithm.name).build
