@@ -70,8 +70,9 @@ class Domain:
     ``harness`` describes the tools (``tool_schemas()``, ``tool_kinds()``, ``tool_outputs()``); ``tool_kinds``
     annotates every tool the episode may see (the user's included) as read or write; ``rules`` are the domain's
     ToolGraph rules; ``collection_agents`` maps a scripted agent's kind to task -> engine (the oracle for
-    successes, perturbed ones for failures); ``score`` is an episode's score and ``successful`` whether it
-    succeeded; ``action_is_correct(action, log)`` whether an action matched what the task required.
+    successes, perturbed ones for failures); ``successful`` says whether an episode succeeded and
+    ``compare(before, after)`` counts the tasks whose score went up (``improved``) or down (``regressed``) between
+    two runs; ``action_is_correct(action, log)`` whether an action matched what the task required.
     """
 
     name: str
@@ -79,7 +80,7 @@ class Domain:
     tool_kinds: dict[str, str]
     rules: Mapping[str, Any]
     collection_agents: Mapping[str, Callable[[Any], Any]]
-    score: Callable[[EventLog], float]
+    compare: Callable[[Sequence[EventLog], Sequence[EventLog]], Mapping[str, int]]
     successful: Callable[[EventLog], bool]
     action_is_correct: Callable[[Any, EventLog], bool] | None = None
 

@@ -27,10 +27,10 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     benchmark = load_benchmark(cfg)
     eval_tasks = benchmark.tasks("eval")
     model, tokenizer = load_policy(cfg)
-    _, before = evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before")
+    before = evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before")
     train_tasks = benchmark.tasks("train")
     distill_teacher(
         cfg, run, benchmark, model, tokenizer, train_tasks, resume_from=resume_checkpoint(cfg, run)
     )
-    _, after = evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after")
-    paired_comparison(cfg, run, benchmark, eval_tasks, before, after)
+    after = evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after")
+    paired_comparison(cfg, run, before, after)

@@ -37,7 +37,7 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     resume_from = resume_checkpoint(cfg, run)
     model, tokenizer = load_policy(cfg)
     if eval_tasks:
-        _, before = evaluate(
+        before = evaluate(
             cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before"
         )
     if cfg.warm_start.enabled and not cfg.init_from and not resume_from:
@@ -46,7 +46,5 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         distill_teacher(cfg, run, benchmark, model, tokenizer, teacher_tasks, stage=stage)
     train_on_policy(cfg, run, benchmark, model, tokenizer, resume_from)
     if eval_tasks:
-        _, after = evaluate(
-            cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after"
-        )
-        paired_comparison(cfg, run, benchmark, eval_tasks, before, after)
+        after = evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after")
+        paired_comparison(cfg, run, before, after)

@@ -68,17 +68,6 @@ def collect(cfg: DictConfig, run: RunContext, benchmark: Benchmark, domain: Doma
     return logs
 
 
-def compare(score, before: Sequence[EventLog], after: Sequence[EventLog]) -> dict[str, int]:
-    """Tasks whose score went up or down between two runs of the same tasks (matched by task id)."""
-    old = {log.task_id: score(log) for log in before}
-    new = {log.task_id: score(log) for log in after}
-    shared = old.keys() & new.keys()
-    return {
-        "improved": sum(new[t] > old[t] for t in shared),
-        "regressed": sum(new[t] < old[t] for t in shared),
-    }
-
-
 def completion_logps(model, tokenizer, rows: Sequence[Mapping[str, Any]], max_length: int) -> list[float]:
     """Summed log-probability of each row's chosen message given its prompt (left-truncated to max_length)."""
     values = []
@@ -263,7 +252,8 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         for name, domain in domains.items():
             before = [e for e in variants["baseline"] if e.metadata.get("domain") == name]
             after = [e for e in logs if e.metadata.get("domain") == name]
-            for key, value in compare(domain.score, before, after).items():
-                metrics[f"eval/{variant}/{name}/{key}"] = value
+            change = domain.compare(before, after)
+            metrics[f"eval/{variant}/{name}/improved"] = change["improved"]
+            metrics[f"eval/{variant}/{name}/regressed"] = change["regressed"]
     run.log(metrics)
     run.set_summary(metrics)

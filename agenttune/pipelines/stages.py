@@ -110,10 +110,13 @@ def evaluate(
     tasks: Sequence[Any],
     phase: str,
     controllers: Mapping[str, ToolGraphController] | None = None,
-) -> tuple[dict[str, float], list[EventLog]]:
+) -> dict[str, dict[str, float]] | None:
     """Episodes of ``tasks`` (``eventlogs/<phase>.jsonl``; inside ToolGraph ``controllers`` when given) and the
     benchmark's metrics as ``<phase>/<metric>``: the mean of each per-episode score with ``/n`` and its 95% bootstrap
-    interval over tasks (``/ci_low``, ``/ci_high``, seeded by ``seed``), or the benchmark's aggregate metrics."""
+    interval over tasks (``/ci_low``, ``/ci_high``, seeded by ``seed``), or the benchmark's aggregate metrics.
+
+    Returns each episode's scores by task id (for :func:`paired_comparison`), or None for a benchmark without them.
+    """
     logs = episodes(cfg, benchmark, agent, tasks, phase, run, controllers)
     scores = benchmark.episode_scores(logs, tasks)
     values = benchmark.metrics(logs, tasks) if scores is None else with_intervals(scores, cfg.seed)
@@ -121,7 +124,7 @@ def evaluate(
     run.log(metrics)
     run.set_summary(metrics)
     log.info("%s: %s", phase, {k: round(v, 3) if isinstance(v, float) else v for k, v in metrics.items()})
-    return metrics, logs
+    return None if scores is None else {log.task_id: score for log, score in zip(logs, scores, strict=True)}
 
 
 def distill_teacher(
@@ -191,25 +194,16 @@ def toolgraph_controllers(
 def paired_comparison(
     cfg: DictConfig,
     run: RunContext,
-    benchmark: Benchmark,
-    tasks: Sequence[Any],
-    before: Sequence[EventLog],
-    after: Sequence[EventLog],
+    before: Mapping[str, Mapping[str, float]] | None,
+    after: Mapping[str, Mapping[str, float]] | None,
 ) -> dict[str, float]:
-    """``delta/<metric>``: after minus before on the tasks both evaluations ran, paired by task, with its 95%
-    bootstrap interval (a change improves a metric when the interval lies above zero). Empty, with a log line, for a
-    benchmark without per-episode scores."""
-    scored = [benchmark.episode_scores(logs, tasks) for logs in (before, after)]
-    if scored[0] is None:
-        log.info(
-            "benchmark %s gives no per-episode scores: no paired before/after comparison", benchmark.name
-        )
+    """``delta/<metric>``: after minus before on the tasks both evaluations ran (their scores by task id, as
+    :func:`evaluate` returns them), with its 95% bootstrap interval (a change improves a metric when the interval lies
+    above zero). Empty, with a log line, when the benchmark gives no per-episode scores."""
+    if before is None or after is None:
+        log.info("the benchmark gives no per-episode scores: no paired before/after comparison")
         return {}
-    by_task = [
-        {log.task_id: score for log, score in zip(logs, scores, strict=True)}
-        for logs, scores in zip((before, after), scored, strict=True)
-    ]
-    deltas = paired_deltas(*by_task, seed=cfg.seed)
+    deltas = paired_deltas(before, after, seed=cfg.seed)
     run.log(deltas)
     run.set_summary(deltas)
     return deltas

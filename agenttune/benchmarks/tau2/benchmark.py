@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from agenttune.benchmarks.base import Benchmark, Domain, register
 from agenttune.benchmarks.tau2.domains import load_tasks
 from agenttune.benchmarks.tau2.harness import Tau2Harness
-from agenttune.benchmarks.tau2.metrics import episode_reward, gold_action_matched, summarize
+from agenttune.benchmarks.tau2.metrics import compare, episode_reward, gold_action_matched, summarize
 from agenttune.benchmarks.tau2.oracle import PERTURBATIONS, scripted_agent
 from agenttune.benchmarks.tau2.rules import rules_for
 from agenttune.benchmarks.tau2.runner import record
@@ -106,7 +106,7 @@ class Tau2(Benchmark):
             tool_kinds=kinds,
             rules=rules_for(name),
             collection_agents={kind: scripted_agent(kind, kinds) for kind in AGENTS},
-            score=episode_reward,
+            compare=compare,
             successful=lambda log: episode_reward(log) >= 1.0,
             action_is_correct=gold_action_matched,
         )
