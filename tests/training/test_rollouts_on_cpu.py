@@ -45,20 +45,7 @@ def unpadded(ids: torch.Tensor, mask: torch.Tensor) -> list[int]:
     return ids[mask.bool()].tolist()
 
 
-def test_grpo_loss_reads_the_eventlog_ids_and_generated_spans_on_cpu(
-    tiny_model, tokenizer, tmp_path, monkeypatch
-):
-    from trl import GRPOTrainer
-
-    consumed = []
-    original = GRPOTrainer._generate_and_score_completions
-
-    def recording(self, inputs):
-        output = original(self, inputs)
-        consumed.append(output)
-        return output
-
-    monkeypatch.setattr(GRPOTrainer, "_generate_and_score_completions", recording)
+def test_grpo_loss_reads_the_eventlog_ids_and_generated_spans_on_cpu(tiny_model, tokenizer, tmp_path):
     log_dir = tmp_path / "eventlogs" / "train"
     engine = lambda model: FollowingScriptedEngine(sometimes_wrong_policy(), tokenizer)  # noqa: E731
     rollouts = calculator_rollouts(tokenizer, make_engine=engine, log_dir=log_dir)
@@ -66,7 +53,10 @@ def test_grpo_loss_reads_the_eventlog_ids_and_generated_spans_on_cpu(
         tiny_algorithm("grpo", max_steps=1, beta=0.0), tiny_model, tokenizer, TrainingData(), str(tmp_path),
         rollouts=rollouts,
     )  # fmt: skip
-    train(trainer)
+    # what one training step's loss reads: TRL's batch for 2 prompts x num_generations 2 (the sampler's repeats)
+    trainer.model.train()
+    rows = [trainer.train_dataset[i] for i in (0, 0, 1, 1)]
+    consumed = [trainer._generate_and_score_completions(rows)]
 
     logs = load_jsonl(log_dir / "step-0.jsonl")
     (batch,) = consumed
