@@ -5,7 +5,8 @@ File formats go by extension: ``.jsonl`` (EventLogs, one a line), ``.parquet`` (
 invalid (a torn last line included), naming file and line; ``validate --tokenizer NAME_OR_PATH`` also checks that
 each full log's tool calls say what their token spans say (:func:`~agenttune.events.validation.check_call_text`);
 A folder stands for every ``.jsonl``/``.parquet`` file under it: ``stats <run>/eventlogs`` prints each file's
-counts, then the run's episodes by part (``train`` for on-policy training rollouts, ``eval_before``, ...);
+counts and trajectory metrics (:mod:`agenttune.events.trajectory`), then the run's episodes by part (``train``
+for on-policy training rollouts, ``eval_before``, ...);
 ``convert`` overwrites its output; ``quality`` prints the ADP quality report of each file and exits 1 with
 ``--strict`` when a check fails.
 """
@@ -22,6 +23,7 @@ from pydantic import ValidationError
 
 from agenttune.events.io import EventLogFileError, read_jsonl, read_parquet, write_jsonl, write_parquet
 from agenttune.events.schema import EventKind, EventLog, EventLogError
+from agenttune.events.trajectory import summarize
 from agenttune.events.validation import check_call_text
 
 
@@ -64,8 +66,9 @@ def write_logs(logs: list[EventLog], path: str) -> None:
         raise SystemExit(f"{path}: unknown format; use .jsonl, .parquet or .adp.json")
 
 
-def stats(logs: list[EventLog]) -> dict[str, dict[str, int]]:
-    """Counts of logs by tier, events by kind, and tool calls by tool name."""
+def stats(logs: list[EventLog]) -> dict[str, dict]:
+    """Counts of logs by tier, events by kind, and tool calls by tool name; the trajectory metrics
+    (:mod:`agenttune.events.trajectory`: tool-argument accuracy, redundant calls, loops, recovery after errors)."""
     tiers, kinds, tools = Counter(), Counter(), Counter()
     for log in logs:
         tiers[log.tier] += 1
@@ -73,7 +76,12 @@ def stats(logs: list[EventLog]) -> dict[str, dict[str, int]]:
             kinds[event.payload.kind.value] += 1
             if event.payload.kind == EventKind.TOOL_CALL:
                 tools[event.payload.name] += 1
-    return {"tier": dict(tiers), "kind": dict(kinds), "tool": dict(tools.most_common())}
+    return {
+        "tier": dict(tiers),
+        "kind": dict(kinds),
+        "tool": dict(tools.most_common()),
+        "trajectory": summarize(logs),
+    }
 
 
 def expand(paths: list[str]) -> list[str]:
@@ -118,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agenttune.events", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (
-        ("stats", "counts by kind, tier and tool"),
+        ("stats", "counts by kind, tier and tool; trajectory metrics"),
         ("validate", "check files against the schema"),
     ):
         command = commands.add_parser(name, help=text)

@@ -24,13 +24,13 @@ smoothing whose prior counts schema edges double.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from agenttune.events.schema import Event, EventKind, EventLog
+from agenttune.events.trajectory import call_key
 
 START, END, TEXT = "__start__", "__end__", "__text__"
 ID_SUFFIXES = ("_ids", "_id", "_number")
@@ -59,10 +59,6 @@ def entity_of(name: str) -> str | None:
 def action_node(event: Event) -> str:
     """The graph node of an agent action: its tool name, or ``__text__`` for a message."""
     return event.payload.name if event.kind == EventKind.TOOL_CALL else TEXT
-
-
-def call_key(event: Event) -> str:
-    return f"{event.payload.name}:{json.dumps(event.payload.arguments, sort_keys=True, default=str)}"
 
 
 class ToolGraph:
