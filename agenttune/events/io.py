@@ -1,9 +1,11 @@
 """Reading and writing EventLogs: JSONL (append-only, crash-safe), Parquet and ``datasets.Dataset``.
 
 JSONL holds one log per line. :class:`EventLogWriter` appends a line, flushes and ``fsync``s after each finished
-log, so a crash can tear at most the line being written. A line is committed once its newline is on disk: on
-opening a file whose tail is torn the writer cuts the torn bytes off (with a warning naming file and size)
-before appending, so new lines never glue onto a torn one. :func:`read_jsonl` loads every good line; a torn last
+log, so a crash can tear at most the line being written. On opening a file that does not end with a newline
+the writer looks at the bytes after the last newline: a complete, valid log there (a file written by another
+tool without the final newline) is kept and given its newline; anything else is a torn write and is cut off,
+with a warning naming the file, the byte offset of the cut and its size. Either way new lines never glue onto
+an old one. :func:`read_jsonl` loads every good line; a torn last
 line (no newline, does not parse) becomes a :class:`LineIssue` and a warning while everything before it loads;
 a corrupt line elsewhere raises :class:`EventLogFileError` naming ``file:line`` in strict mode (the default) and
 becomes a :class:`LineIssue` otherwise.
@@ -102,7 +104,7 @@ class EventLogWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fsync = fsync
-        _cut_torn_tail(self.path)
+        _end_last_line(self.path)
         self._file = open(self.path, "ab")  # noqa: SIM115 - closed in close()
 
     def write(self, log: EventLog) -> None:
@@ -122,8 +124,8 @@ class EventLogWriter:
         self.close()
 
 
-def _cut_torn_tail(path: Path) -> None:
-    """Drop bytes after the last newline (a write that never completed), warning with file and size."""
+def _end_last_line(path: Path) -> None:
+    """Give a valid last line its missing newline, or cut an unparsable tail off with a warning naming it."""
     if not path.exists() or path.stat().st_size == 0:
         return
     with open(path, "rb+") as handle:
@@ -138,12 +140,21 @@ def _cut_torn_tail(path: Path) -> None:
                 position = position - step + newline + 1
                 break
             position -= step
-        if position < size:
+        if position == size:
+            return
+        handle.seek(position)
+        tail = handle.read()
+        try:
+            EventLog.from_json(tail)
+        except EventLogError as error:
             warnings.warn(
-                f"{path}: dropping a torn last line ({size - position} bytes) left by an interrupted write",
+                f"{path}: cutting a torn last line at byte {position} ({size - position} bytes, left by an "
+                f"interrupted write): {error}",
                 stacklevel=3,
             )
             handle.truncate(position)
+        else:
+            handle.write(b"\n")
 
 
 def write_jsonl(logs: Iterable[EventLog], path: str | os.PathLike, *, fsync: bool = True) -> int:

@@ -1,4 +1,5 @@
-"""JSONL durability: fsync per log, torn tails reported (and cut before appending), corrupt lines named by file:line."""
+"""JSONL durability: fsync per log, torn tails reported (and cut before appending, valid last lines kept), corrupt
+lines named by file:line."""
 
 from __future__ import annotations
 
@@ -54,9 +55,19 @@ def test_lines_leave_defaults_out_but_always_state_the_version():
 
 def test_writer_cuts_a_torn_tail_before_appending(tmp_path):
     path = tmp_path / "resume.jsonl"
-    path.write_text(dumps(search_episode(log_id="1")) + "\n" + '{"schema_version": "1.1", "id": "tor')
-    with pytest.warns(UserWarning, match="dropping a torn last line"):
+    first = dumps(search_episode(log_id="1")) + "\n"
+    path.write_text(first + '{"schema_version": "1.1", "id": "tor')
+    with pytest.warns(UserWarning, match=rf"{path}: cutting a torn last line at byte {len(first)} \(36 bytes"):
         out = EventLogWriter(path)
     with out:
         out.write(search_episode(log_id="2"))
     assert [log.id for log in load_jsonl(path)] == ["1", "2"]
+
+
+def test_writer_keeps_a_valid_last_line_that_lacks_its_newline(tmp_path, recwarn):
+    path = tmp_path / "no-final-newline.jsonl"
+    path.write_text(dumps(search_episode(log_id="1")) + "\n" + dumps(search_episode(log_id="2")))
+    with EventLogWriter(path) as out:
+        out.write(search_episode(log_id="3"))
+    assert [log.id for log in load_jsonl(path)] == ["1", "2", "3"]
+    assert not recwarn.list
