@@ -72,12 +72,26 @@ class ToolGraphSwitches:
 
 
 @dataclass
+class UserModelConfig:
+    """tau2's user simulator with ``harness.user=llm``: the model that plays the customer. Each empty field takes
+    the ``model`` group's value (so by default the user is a second copy of the policy's base model)."""
+
+    engine: str = ""  # transformers | vllm | openai ("": the model group's engine)
+    name: str = ""  # the user model's name (submission.json's user_simulator; openai: the served model)
+    path: str = ""  # transformers / vllm: a hub id or local folder
+    engine_url: str | None = None  # openai: base URL (or env OPENAI_BASE_URL)
+    max_new_tokens: int = 256
+    temperature: float = 0.0  # tau2's leaderboard runs its user simulator at temperature 0
+
+
+@dataclass
 class HarnessConfig:
     name: str = MISSING
     max_steps: int = 50
     top_k: int = 8  # search_corpus: hits returned per search
     snippet_chars: int = 0  # search_corpus: characters of each hit shown to the model (0: the whole chunk)
-    user: str = "scripted"  # tau2: scripted | llm
+    user: str = "scripted"  # tau2: scripted | llm (a model through any engine: harness.user_model)
+    user_model: UserModelConfig = field(default_factory=UserModelConfig)
     # tau2 agent: policy (the model through its engine) | oracle | a perturbed oracle kind
     # (skip_write | repeat_read | wrong_argument | loop)
     agent: str = "policy"
@@ -122,6 +136,7 @@ class BenchmarkConfig:
     seed: int = 0
     domain: str = ""  # tau2 domain
     domains: list[str] = field(default_factory=list)  # tau2 domains of a run (airline, retail, telecom)
+    trials: int = 1  # tau2: episodes of each eval task (pass^k for k = 1..trials, as tau2's leaderboard)
     max_docs: int = 40  # cuad: contracts indexed (question docs always included)
     chunk_size: int = 1200
     chunk_overlap: int = 200
