@@ -1,11 +1,17 @@
 """Parsing assistant text into reasoning, text and tool calls (ChatML/Qwen ``<tool_call>{json}</tool_call>``).
 
-:func:`parse_assistant_text` never raises. It splits the raw generated text into ordered :class:`Segment` pieces
-that cover the text exactly (so token spans can be derived from character offsets), and reports each malformed
-call as a :class:`ParseError`; the malformed raw text stays in the message as plain text, so nothing the model
-wrote is lost. A call is malformed when its body is not JSON, is not an object, lacks a string ``name``, has
-non-object ``arguments``, or when a ``<tool_call>`` tag is never closed. A missing ``arguments`` field means
-no arguments.
+:func:`parse_assistant_text` never raises, whatever the string. It splits the raw generated text into ordered
+:class:`Segment` pieces that cover the text exactly (so token spans can be derived from character offsets), and
+reports each malformed call as a :class:`ParseError`; the malformed raw text stays in the message as plain text,
+so nothing the model wrote is lost. A call is malformed when its body is not JSON, is not an object, lacks a
+string ``name``, has non-object ``arguments``, or when a ``<tool_call>`` tag is never closed. A missing
+``arguments`` field means no arguments.
+
+A call is also malformed when its JSON holds what an EventLog cannot store faithfully or a tool should not get:
+``NaN``/``Infinity`` (or a number too large for a float, such as ``1e999``), an integer of more than 4,300
+digits (Python's conversion limit), nesting deeper than :data:`MAX_DEPTH`, or a lone UTF-16 surrogate such as
+``"\ud83d"`` (not encodable as UTF-8). Lone surrogates in the text itself are replaced by U+FFFD (one character
+for one, so offsets hold).
 
 A leading ``<think>...</think>`` block (Qwen3, DeepSeek-R1 style) becomes a reasoning segment.
 """
@@ -13,15 +19,17 @@ A leading ``<think>...</think>`` block (Qwen3, DeepSeek-R1 style) becomes a reas
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agenttune.events.projections.messages import render_part
-from agenttune.events.schema import EventKind
+from agenttune.events.schema import SURROGATE, EventKind
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 THINK = re.compile(r"\s*<think>(.*?)</think>", re.DOTALL)
+MAX_DEPTH = 32  # nesting of a call's JSON; deeper structures would overflow recursive encoders and copies
 
 
 @dataclass(frozen=True)
@@ -95,12 +103,37 @@ def format_tool_call(name: str, arguments: dict[str, Any] | str) -> str:
     return f'{OPEN}\n{{"name": {json.dumps(name)}, "arguments": {raw or "{}"}}}\n{CLOSE}'
 
 
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _unstorable(data: Any) -> str | None:
+    """Why parsed JSON cannot become a tool call (see the module docstring), or None; iterative, so any depth."""
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            return f"it nests deeper than {MAX_DEPTH} levels"
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"the number {value} is not finite"
+        if isinstance(value, str) and SURROGATE.search(value):
+            return f"the string {value!r:.40} holds a lone UTF-16 surrogate"
+        if isinstance(value, dict):
+            pending += [(key, depth) for key in value] + [(item, depth + 1) for item in value.values()]
+        elif isinstance(value, list):
+            pending += [(item, depth + 1) for item in value]
+    return None
+
+
 def _read_call(body: str) -> tuple[str, dict[str, Any]] | str:
     """``(name, arguments)`` of a call body, or a message saying why it is malformed."""
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError as error:
+        data = json.loads(body, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as error:  # JSONDecodeError, NaN/Infinity, over 4,300 digits, deep
         return f"tool call is not valid JSON: {error}"
+    problem = _unstorable(data)
+    if problem:
+        return f"tool call cannot be used: {problem}"
     if not isinstance(data, dict):
         return f"tool call must be a JSON object, got {type(data).__name__}"
     name = data.get("name")
@@ -114,6 +147,7 @@ def _read_call(body: str) -> tuple[str, dict[str, Any]] | str:
 
 def parse_assistant_text(text: str) -> ParsedMessage:
     """Split ``text`` into segments covering it exactly, plus the parse errors of malformed calls."""
+    text = SURROGATE.sub("\ufffd", text)
     pieces: list[Segment] = []
     errors: list[ParseError] = []
     position = 0

@@ -37,6 +37,7 @@ by index and kind):
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -225,10 +226,16 @@ class EventLog(Strict, kw_only=True):
             return _DECODER.decode(data)
         except msgspec.DecodeError as error:  # ValidationError included
             raise EventLogError(_describe(error)) from None
+        except RecursionError:
+            raise EventLogError("the JSON nests too deeply to decode") from None
 
     def to_json(self) -> bytes:
-        """The log as compact JSON (UTF-8; fields at their default value left out)."""
-        return _ENCODER.encode(self)
+        """The log as compact JSON (UTF-8; fields at their default value left out). A lone UTF-16 surrogate in a
+        string (which UTF-8 cannot encode) is written as U+FFFD."""
+        try:
+            return _ENCODER.encode(self)
+        except UnicodeEncodeError:
+            return _ENCODER.encode(_without_surrogates(to_builtins(self)))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EventLog:
@@ -237,6 +244,8 @@ class EventLog(Strict, kw_only=True):
             return msgspec.convert(data, cls)
         except msgspec.ValidationError as error:
             raise EventLogError(_describe(error)) from None
+        except RecursionError:
+            raise EventLogError("the data nests too deeply to convert") from None
 
     def to_dict(self) -> dict[str, Any]:
         """The log as JSON-compatible builtins (dicts, lists, str, numbers; defaults left out)."""
@@ -297,6 +306,20 @@ def replace(obj: _S, /, **changes: Any) -> _S:
 def to_builtins(obj: Strict) -> Any:
     """Any schema object as JSON-compatible builtins (fields at their default value left out)."""
     return msgspec.to_builtins(obj)
+
+
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """JSON-compatible builtins with every UTF-16 surrogate code point in strings and keys replaced by U+FFFD."""
+    if isinstance(value, str):
+        return SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(key): _without_surrogates(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(item) for item in value]
+    return value
 
 
 def _describe(error: msgspec.DecodeError) -> str:

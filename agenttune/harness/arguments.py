@@ -3,11 +3,12 @@
 Covers the subset of JSON Schema that ``transformers.utils.get_json_schema`` produces from Python type hints:
 ``type`` (one name or a list of names), ``nullable``, ``enum``, ``items`` of arrays and
 ``properties``/``required`` of the top-level object. Extra keys are rejected, as the model should not invent
-parameters.
+parameters; so are NaN and infinite numbers, which JSON cannot carry.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {
@@ -37,6 +38,8 @@ def _matches(value: Any, schema: dict[str, Any]) -> bool:
 
 
 def _value_problems(path: str, value: Any, schema: dict[str, Any]) -> list[str]:
+    if isinstance(value, float) and not math.isfinite(value):  # JSON has no NaN or Infinity
+        return [f"'{path}' should be a finite number, got {value}"]
     if not _matches(value, schema):
         return [f"'{path}' should be {schema.get('type')}, got {type(value).__name__} {value!r:.60}"]
     if "enum" in schema and value not in schema["enum"]:

@@ -198,7 +198,7 @@ def _signature(events: Sequence[Event]) -> _Signature:
         elif event.kind == EventKind.TOOL_RESULT:
             try:
                 parsed = json.loads(event.payload.content)
-            except (json.JSONDecodeError, TypeError):
+            except (ValueError, TypeError, RecursionError):  # not JSON, over 4,300 digits, too deep
                 parsed = None
             if isinstance(parsed, dict):
                 known.update(parsed.keys())
