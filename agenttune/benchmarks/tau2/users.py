@@ -1,10 +1,13 @@
-"""Simulated users for tau2 tasks: a deterministic scripted user and a small adapter for an LLM user.
+"""Simulated users for tau2 tasks: a deterministic scripted user and an LLM user played by any engine.
 
 A user opens the conversation (``start``) and answers each agent message (``respond``). In telecom the
 user also owns a phone: ``device`` runs the domain's user tools (toggle airplane mode, reboot, ...) against
 the real environment and records the calls in the trajectory tau2's evaluators score.
 
 A reply whose text contains ``###STOP###`` (tau2's stop signal) ends the episode with ``user_stop``.
+
+``harness.user=llm`` selects :class:`LLMUser`; :func:`user_model_config` says which model plays it
+(``harness.user_model``: an OpenAI-compatible endpoint, or a local model through the transformers or vLLM engine).
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from omegaconf import DictConfig, OmegaConf
+
 from agenttune.benchmarks.tau2.domains import STOP_TOKEN
+from agenttune.config import ModelConfig
 
 if TYPE_CHECKING:
     from tau2.data_model.tasks import Task
@@ -166,3 +172,16 @@ class LLMUser:
             self._conversation[-1].get("content", "") if self._conversation[-1]["role"] == "assistant" else ""
         )
         return UserReply(text, stop=STOP_TOKEN in text)
+
+
+def user_model_config(cfg: DictConfig) -> ModelConfig:
+    """The LLM user's model: the ``model`` group's config with the non-empty fields of ``harness.user_model`` (its
+    ``name`` is also the served model an ``openai`` engine asks for) and its sampling settings."""
+    user = cfg.harness.user_model
+    changes: dict[str, Any] = {
+        key: user[key] for key in ("engine", "name", "path", "engine_url") if user[key]
+    }
+    if user.name:
+        changes["engine_model"] = user.name
+    changes |= {"max_new_tokens": user.max_new_tokens, "temperature": user.temperature}
+    return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(ModelConfig), cfg.model, changes))
