@@ -18,6 +18,8 @@ def make_cfg(tmp_path, logger: str):
         {
             "pipeline": "train_on_logs",
             "algorithm": {"name": "grpo"},
+            "model": {"name": "tiny_random", "path": "tiny_random"},
+            "benchmark": {"name": "adp_samples"},
             "logger": {"name": logger, "mode": "offline"},
             "paths": {"root": repo_root(), "data_dir": "x", "cache_dir": "x", "output_dir": str(tmp_path)},
         }

@@ -12,16 +12,18 @@
 ``reward()``                  an :class:`~agenttune.rewards.episode.EpisodeReward` scoring finished EventLogs
                               (on-policy training)
 ``episode_scores(logs,        one mapping of metric -> value per episode, in log order (None: the benchmark has
-tasks)``                      only ``metrics``); the pipelines report their means with ``/n`` and 95% bootstrap
-                              ``/ci_low``, ``/ci_high`` over tasks, and ``rl`` pairs them by task (``delta/<metric>``)
-``metrics(logs, tasks)``      aggregate metrics of a phase's logs, for a benchmark without per-episode scores (the
-                              pipelines prefix them: ``eval/avg_reward``)
+tasks)``                      only ``metrics``); the pipelines average them per task (``task_key``), report their
+                              means over tasks with ``/n`` and 95% bootstrap ``/ci_low``, ``/ci_high``, and ``rl``
+                              pairs them by task (``delta/<metric>``)
+``task_key(log)``             which task an episode played (default its ``task_id``; tau2 adds the domain)
+``metrics(logs, tasks)``      aggregate values of a phase's logs that are no mean of episode scores (counts, index
+                              sizes), reported beside those means; the whole report of a benchmark without
+                              ``episode_scores`` (the pipelines prefix them: ``eval/avg_reward``)
 ``teacher(task, tokenizer,    a scripted engine that plays ``task``: ``oracle`` plays it well (a teacher to distil),
 kind)``                       other kinds the benchmark names (tau2's perturbed oracles) play it badly on purpose
 ``check(log, task)``          why a teacher trajectory must not be trained on (``""`` keeps it)
 ``record(log, harness)``      the finished episode with what the benchmark's metrics read added (default: as is)
 ``recorded_logs()``           recorded trajectories to train on offline (the ADP samples)
-``submission(logs)``          the evaluation in a public leaderboard's format (tau2), written to submission.json
 ============================  =====================================================================================
 
 A benchmark that a self-improvement method (``pipeline=self_evolve``) can run on also describes each of its domains
@@ -60,6 +62,7 @@ BUILT_IN = {
     "tau2_airline": "agenttune.benchmarks.tau2.benchmark",
     "tau2_retail": "agenttune.benchmarks.tau2.benchmark",
     "tau2_telecom": "agenttune.benchmarks.tau2.benchmark",
+    "tau2_banking": "agenttune.benchmarks.tau2.banking.benchmark",
 }
 _REGISTRY: dict[str, type[Benchmark]] = {}
 
@@ -113,8 +116,11 @@ class Benchmark:
     def episode_scores(self, logs: Sequence[EventLog], tasks: Sequence[Any]) -> list[dict[str, float]] | None:
         return None
 
+    def task_key(self, log: EventLog) -> str:
+        return log.task_id
+
     def metrics(self, logs: Sequence[EventLog], tasks: Sequence[Any]) -> dict[str, float]:
-        raise NotImplementedError(f"benchmark {self.name!r} defines no metrics")
+        return {}
 
     def teacher(self, task: Any, tokenizer: Any, kind: str = "oracle") -> Engine:
         raise NotImplementedError(f"benchmark {self.name!r} has no scripted agent {kind!r}")
@@ -127,11 +133,6 @@ class Benchmark:
 
     def recorded_logs(self) -> list[EventLog]:
         raise NotImplementedError(f"benchmark {self.name!r} has no recorded trajectories to train on offline")
-
-    def submission(self, logs: Sequence[EventLog]) -> dict[str, Any] | None:
-        """The evaluation ``logs`` in a public leaderboard's submission format (``pipeline=evaluate`` writes it to
-        ``submission.json``); None when the benchmark has none."""
-        return None
 
     # ---- for self-improvement methods (see Domain) --------------------------------------------------------
     domains: list[str] = []

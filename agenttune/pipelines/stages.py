@@ -31,7 +31,7 @@ from agenttune.pipelines.common import episode_rollouts, train_policy, typed
 from agenttune.pipelines.log_datasets import training_data
 from agenttune.selfevolve.build import build_toolgraph
 from agenttune.selfevolve.controller import ToolGraphController, toolgraph_config
-from agenttune.tracking.intervals import paired_deltas, with_intervals
+from agenttune.tracking.intervals import paired_deltas, paired_differences, task_means, with_intervals
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData, algorithm_config
 
@@ -112,19 +112,32 @@ def evaluate(
     controllers: Mapping[str, ToolGraphController] | None = None,
 ) -> dict[str, dict[str, float]] | None:
     """Episodes of ``tasks`` (``eventlogs/<phase>.jsonl``; inside ToolGraph ``controllers`` when given) and the
-    benchmark's metrics as ``<phase>/<metric>``: the mean of each per-episode score with ``/n`` and its 95% bootstrap
-    interval over tasks (``/ci_low``, ``/ci_high``, seeded by ``seed``), or the benchmark's aggregate metrics.
+    benchmark's metrics as ``<phase>/<metric>``: each per-episode score averaged per task (a task played several
+    times counts once), then its mean over tasks with ``/n`` and 95% bootstrap interval over tasks (``/ci_low``,
+    ``/ci_high``, seeded by ``seed``), beside the benchmark's aggregate metrics. The per-task scores go to
+    ``task_scores.json`` under ``<phase>``.
 
-    Returns each episode's scores by task id (for :func:`paired_comparison`), or None for a benchmark without them.
+    Returns the scores by task (for :func:`paired_comparison`), or None for a benchmark without per-episode scores.
     """
     logs = episodes(cfg, benchmark, agent, tasks, phase, run, controllers)
     scores = benchmark.episode_scores(logs, tasks)
-    values = benchmark.metrics(logs, tasks) if scores is None else with_intervals(scores, cfg.seed)
+    by_task = None
+    if scores is not None:
+        by_task = task_means(
+            (benchmark.task_key(log), score) for log, score in zip(logs, scores, strict=True)
+        )
+    values = benchmark.metrics(logs, tasks) | (
+        with_intervals(list(by_task.values()), cfg.seed) if by_task else {}
+    )
+    if not values:
+        raise ValueError(f"benchmark {benchmark.name!r} defines neither episode_scores nor metrics")
     metrics = {f"{phase}/{name}": value for name, value in values.items()}
     run.log(metrics)
     run.set_summary(metrics)
+    if by_task is not None:
+        run.set_task_scores(phase, by_task)
     log.info("%s: %s", phase, {k: round(v, 3) if isinstance(v, float) else v for k, v in metrics.items()})
-    return None if scores is None else {log.task_id: score for log, score in zip(logs, scores, strict=True)}
+    return by_task
 
 
 def distill_teacher(
@@ -197,13 +210,15 @@ def paired_comparison(
     before: Mapping[str, Mapping[str, float]] | None,
     after: Mapping[str, Mapping[str, float]] | None,
 ) -> dict[str, float]:
-    """``delta/<metric>``: after minus before on the tasks both evaluations ran (their scores by task id, as
+    """``delta/<metric>``: after minus before on the tasks both evaluations ran (their scores by task, as
     :func:`evaluate` returns them), with its 95% bootstrap interval (a change improves a metric when the interval lies
-    above zero). Empty, with a log line, when the benchmark gives no per-episode scores."""
+    above zero); the per-task differences go to ``task_scores.json`` under ``delta``. Empty, with a log line, when
+    the benchmark gives no per-episode scores."""
     if before is None or after is None:
         log.info("the benchmark gives no per-episode scores: no paired before/after comparison")
         return {}
     deltas = paired_deltas(before, after, seed=cfg.seed)
     run.log(deltas)
     run.set_summary(deltas)
+    run.set_task_scores("delta", paired_differences(before, after))
     return deltas

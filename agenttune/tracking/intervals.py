@@ -1,20 +1,24 @@
 """95% intervals for evaluation metrics: a bootstrap over tasks (``scipy.stats.bootstrap``), seedable.
 
-:func:`with_intervals` turns per-episode scores into ``<metric>``, ``<metric>/n``, ``<metric>/ci_low`` and
-``<metric>/ci_high``; :func:`paired_deltas` does the same for after-minus-before differences of the tasks two
-evaluations share (``delta/<metric>``), the paired comparison that says whether a change improved a metric (its
-interval lies above zero).
+:func:`with_intervals` turns per-task scores into ``<metric>``, ``<metric>/n``, ``<metric>/ci_low`` and
+``<metric>/ci_high`` (:func:`task_means` first averages the episodes of a task that ran several times, so the
+bootstrap resamples tasks, not episodes); :func:`paired_deltas` does the same for after-minus-before differences of
+the tasks two evaluations share (``delta/<metric>``), the paired comparison that says whether a change improved a
+metric (its interval lies above zero). :func:`seed_task_interval` is the interval of a mean over several training
+seeds evaluated on the same tasks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy.stats import bootstrap
 
 CONFIDENCE = 0.95
 RESAMPLES = 9999
+
+TaskScores = Mapping[str, Mapping[str, float]]  # task id -> metric -> value
 
 
 def mean_interval(values: Sequence[float], seed: int = 0) -> tuple[float, float]:
@@ -38,8 +42,18 @@ def mean_interval(values: Sequence[float], seed: int = 0) -> tuple[float, float]
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
+def task_means(scores: Iterable[tuple[str, Mapping[str, float]]]) -> dict[str, dict[str, float]]:
+    """(task id, one episode's scores) pairs -> each task's mean of every metric over its episodes, in first-seen
+    task order (a task repeated, e.g. tau2's trials, counts once)."""
+    grouped: dict[str, dict[str, list[float]]] = {}
+    for task, score in scores:
+        for name, value in score.items():
+            grouped.setdefault(task, {}).setdefault(name, []).append(float(value))
+    return {task: {name: float(np.mean(v)) for name, v in metrics.items()} for task, metrics in grouped.items()}
+
+
 def with_intervals(scores: Sequence[Mapping[str, float]], seed: int = 0) -> dict[str, float]:
-    """The mean of every metric of ``scores`` (one mapping per episode) with its ``/n``, ``/ci_low`` and ``/ci_high``."""
+    """The mean of every metric of ``scores`` (one mapping per task) with its ``/n``, ``/ci_low`` and ``/ci_high``."""
     metrics: dict[str, float] = {}
     for name in dict.fromkeys(key for score in scores for key in score):
         values = [score[name] for score in scores if name in score]
@@ -53,13 +67,39 @@ def with_intervals(scores: Sequence[Mapping[str, float]], seed: int = 0) -> dict
     return metrics
 
 
-def paired_deltas(
-    before: Mapping[str, Mapping[str, float]], after: Mapping[str, Mapping[str, float]], seed: int = 0
-) -> dict[str, float]:
+def paired_differences(before: TaskScores, after: TaskScores) -> dict[str, dict[str, float]]:
+    """After minus before of every metric, for each task both hold (keyed by task id)."""
+    return {
+        task: {name: after[task][name] - value for name, value in before[task].items() if name in after[task]}
+        for task in before
+        if task in after
+    }
+
+
+def paired_deltas(before: TaskScores, after: TaskScores, seed: int = 0) -> dict[str, float]:
     """``delta/<metric>`` (mean of after minus before over the tasks both hold, keyed by task id) with its interval."""
-    shared = [task for task in before if task in after]
-    differences = [
-        {name: after[task][name] - before[task][name] for name in before[task] if name in after[task]}
-        for task in shared
-    ]
+    differences = list(paired_differences(before, after).values())
     return {f"delta/{key}": value for key, value in with_intervals(differences, seed).items()}
+
+
+def seed_task_interval(scores: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    """The 95% interval of the mean of ``scores[s, t]`` (training seed ``s``, task ``t``; every seed evaluated on
+    the same tasks) by a two-way bootstrap: each resample draws seeds with replacement and, independently, tasks
+    with replacement, and takes the mean of the crossed cells, so the interval holds both the spread between
+    training runs and the sampling of the tasks. Seeds and tasks are crossed, not nested (the held-out tasks are
+    the same for every seed), so tasks are not resampled separately within each seed. With one seed it is the
+    bootstrap over tasks; with one task, the bootstrap over seeds.
+    """
+    data = np.asarray(scores, dtype=float)
+    if data.ndim != 2 or data.size == 0:
+        raise ValueError(f"scores must be a non-empty seeds x tasks matrix, got shape {data.shape}")
+    if np.all(data == data.flat[0]):
+        return float(data.flat[0]), float(data.flat[0])
+    seeds, tasks = data.shape
+    rng = np.random.default_rng(seed)
+    seed_counts = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=RESAMPLES)
+    task_counts = rng.multinomial(tasks, np.full(tasks, 1 / tasks), size=RESAMPLES)
+    means = np.einsum("bs,st,bt->b", seed_counts, data, task_counts) / (seeds * tasks)
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(low), float(high)

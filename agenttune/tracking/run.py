@@ -1,15 +1,18 @@
 """The run context: every artifact of a job under its Hydra output folder, and a summary written whatever happens.
 
-``RunContext`` owns ``metrics.jsonl`` (one JSON object per logged step), ``summary.json`` (final metrics, config
-digest, git commit, wall time, hardware, status, error) and the tracker. ``summary.json`` is the source of truth
-for reports; wandb mirrors it. Used as a context manager, a job that raises still writes ``"status": "failed"``
-with the error, and the tracker is always finished.
+``RunContext`` owns ``metrics.jsonl`` (one JSON object per logged step), ``summary.json`` (what ran: experiment,
+sweep, pipeline, algorithm, model, benchmark; final metrics, with the final and best value of each trainer's main
+metrics, :data:`TRAINER_METRICS`; config digest, git commit, wall time, hardware, status, error),
+``task_scores.json`` (each evaluation phase's scores per task, what intervals over seeds and tasks are computed
+from) and the tracker. ``summary.json`` is the source of truth for reports; wandb mirrors it. Used as a context
+manager, a job that raises still writes ``"status": "failed"`` with the error, and the tracker is always finished.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
 import subprocess
@@ -18,12 +21,21 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from agenttune.tracking.loggers import NullLogger, WandbLogger
 
 # Keys that differ between runs of the same experiment without changing what it computes.
 DIGEST_EXCLUDES = ("paths", "resume", "logger")
+# A trainer's main metrics (logged as <stage>/<name>, e.g. train/loss) -> what their best value is; each gets
+# <stage>/<name>/final and <stage>/<name>/best (KL: /max, the furthest the policy drifted from the reference).
+TRAINER_METRICS = {
+    "loss": ("best", min),
+    "reward": ("best", max),
+    "rewards/margins": ("best", max),
+    "kl": ("max", max),
+}
 
 
 def config_digest(cfg: DictConfig) -> str:
@@ -71,6 +83,26 @@ def make_logger(cfg: DictConfig, run_dir: Path, sweep_group: str | None):
     raise ValueError(f"logger.name={cfg.logger.name!r}: use 'wandb' or 'none'")
 
 
+def run_identity(cfg: DictConfig) -> dict[str, Any]:
+    """What the job ran: the experiment and sweep it was started with (None without), its pipeline, the algorithm it
+    trains with (None for ``pipeline=evaluate``; the warm start's too when enabled), the model (and the checkpoint it
+    started from) and the benchmark. A value the config leaves unset is None."""
+    choices = HydraConfig.get().runtime.choices if HydraConfig.initialized() else {}
+    value = lambda key: OmegaConf.select(cfg, key, default=None)  # noqa: E731
+    identity = {
+        "experiment": choices.get("experiment"),
+        "sweep": choices.get("sweep"),
+        "pipeline": value("pipeline"),
+        "algorithm": None if value("pipeline") == "evaluate" else value("algorithm.name"),
+        "model": value("model.name"),
+        "init_from": value("init_from"),
+        "benchmark": value("benchmark.name"),
+    }
+    if value("warm_start.enabled"):
+        identity["warm_start"] = value("warm_start.algorithm.name")
+    return identity
+
+
 class RunContext:
     def __init__(self, cfg: DictConfig, run_dir: str | os.PathLike, sweep_group: str | None = None):
         self.cfg = cfg
@@ -79,6 +111,8 @@ class RunContext:
         self.metrics_path = self.dir / "metrics.jsonl"
         self.summary_path = self.dir / "summary.json"
         self.final_metrics: dict[str, Any] = {}
+        self.task_scores_path = self.dir / "task_scores.json"
+        self._task_scores: dict[str, dict[str, dict[str, float]]] = {}
         self._sweep_group = sweep_group
         self._logger = NullLogger()
         self._started = time.time()
@@ -99,16 +133,35 @@ class RunContext:
         with self.metrics_path.open("a") as handle:
             handle.write(json.dumps(record, default=float) + "\n")
         self._logger.log(metrics, step=step)
+        self._track_trainer_metrics(metrics)
+
+    def _track_trainer_metrics(self, metrics: dict[str, float]) -> None:
+        """Keep ``<stage>/<name>/final`` and its best (or max) for every :data:`TRAINER_METRICS` name logged."""
+        for key, value in metrics.items():
+            stage, _, name = key.partition("/")
+            if name not in TRAINER_METRICS or not isinstance(value, int | float) or not math.isfinite(value):
+                continue
+            label, better = TRAINER_METRICS[name]
+            previous = self.final_metrics.get(f"{key}/{label}")
+            self.final_metrics[f"{key}/final"] = value
+            self.final_metrics[f"{key}/{label}"] = value if previous is None else better(previous, value)
 
     def set_summary(self, metrics: dict[str, Any]) -> None:
         """Record final metrics (merged into summary.json when the run ends)."""
         self.final_metrics.update(metrics)
 
+    def set_task_scores(self, phase: str, scores: dict[str, dict[str, float]]) -> None:
+        """Write ``phase``'s scores per task (task -> metric -> value) to task_scores.json, beside earlier phases."""
+        self._task_scores[phase] = scores
+        tmp = self.task_scores_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self._task_scores, indent=1))
+        tmp.replace(self.task_scores_path)
+
     def write_summary(self, status: str, error: str | None = None) -> dict[str, Any]:
         summary = {
             "status": status,
             "task_name": self.cfg.task_name,
-            "pipeline": self.cfg.pipeline,
+            **run_identity(self.cfg),
             "metrics": self.final_metrics,
             "config_digest": config_digest(self.cfg),
             "git_commit": git_commit(self.cfg.paths.root),

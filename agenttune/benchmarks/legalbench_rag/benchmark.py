@@ -5,20 +5,21 @@ together with ``benchmark.distractor_docs`` CUAD contracts (so finding the docum
 is one search episode in that corpus's index. Metrics per corpus: ``<corpus>/doc@8`` (a gold source document
 among the documents the agent's searches returned, each search returning the top ``harness.top_k``),
 ``<corpus>/searches_per_question`` and ``<corpus>/retriever_doc@8`` (the query sent straight to the retriever,
-the no-agent reference).
+the no-agent reference), each a mean over the corpus's queries with its bootstrap interval; ``<corpus>/queries``
+and ``<corpus>/documents`` (the index's documents) count.
 """
 
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import mean
 
 from agenttune.benchmarks.base import Benchmark, register
 from agenttune.benchmarks.legalbench_rag.corpus import legalbench_chunks
 from agenttune.benchmarks.legalbench_rag.data import LegalBenchQuery, LegalBenchSet, load_sample
-from agenttune.benchmarks.legalbench_rag.metrics import evaluate_doc_at_k
+from agenttune.benchmarks.legalbench_rag.metrics import doc_at_k
 from agenttune.benchmarks.search import build_retriever, returned_docs, search_harness
 from agenttune.events.schema import EventKind, EventLog
 from agenttune.rag.retriever import Retriever
@@ -69,24 +70,36 @@ class LegalBenchRag(Benchmark):
     def harness(self, task: CorpusQuery):
         return search_harness(self.cfg, self.indexes[task.corpus][0])
 
-    def metrics(self, logs: Sequence[EventLog], tasks: Sequence[CorpusQuery]) -> dict[str, float]:
+    def episode_scores(
+        self, logs: Sequence[EventLog], tasks: Sequence[CorpusQuery]
+    ) -> list[dict[str, float]]:
+        """Per query, under its corpus: ``doc@8`` of the agent's searches, its number of searches and
+        ``retriever_doc@8`` of the query sent straight to the retriever."""
         by_id = {task.id: task for task in tasks}
+        scores = []
+        for log in logs:
+            task = by_id[log.task_id]
+            retriever = self.indexes[task.corpus][0]
+            scores.append(
+                {
+                    f"{task.corpus}/doc@8": float(bool(set(task.gold_files) & returned_docs(log))),
+                    f"{task.corpus}/searches_per_question": float(
+                        sum(e.kind == EventKind.TOOL_CALL for e in log.events)
+                    ),
+                    f"{task.corpus}/retriever_doc@8": doc_at_k(
+                        retriever.search(task.question, 8), task.gold_files, k=8
+                    ),
+                }
+            )
+        return scores
+
+    def metrics(self, logs: Sequence[EventLog], tasks: Sequence[CorpusQuery]) -> dict[str, float]:
+        """Per corpus: the queries evaluated and the documents its index holds."""
+        by_id = {task.id: task for task in tasks}
+        queries = Counter(by_id[log.task_id].corpus for log in logs)
         metrics: dict[str, float] = {}
-        for corpus in self.corpora:
-            episodes = [log for log in logs if by_id[log.task_id].corpus == corpus.name]
-            if not episodes:
-                continue
-            queries = self._queries(corpus, len(episodes))
-            searches = [sum(e.kind == EventKind.TOOL_CALL for e in log.events) for log in episodes]
-            hits = [bool(set(by_id[log.task_id].gold_files) & returned_docs(log)) for log in episodes]
-            retriever, documents = self.indexes[corpus.name]
-            metrics |= {
-                f"{corpus.name}/doc@8": mean(map(float, hits)),
-                f"{corpus.name}/searches_per_question": mean(searches),
-                f"{corpus.name}/retriever_doc@8": evaluate_doc_at_k(retriever, queries, k=8)["doc@8"],
-                f"{corpus.name}/queries": len(episodes),
-                f"{corpus.name}/documents": documents,
-            }
+        for corpus, count in queries.items():
+            metrics |= {f"{corpus}/queries": count, f"{corpus}/documents": self.indexes[corpus][1]}
         return metrics
 
     @staticmethod

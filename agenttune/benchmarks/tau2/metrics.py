@@ -23,28 +23,35 @@ def reward_info(log: EventLog) -> dict[str, Any]:
     return {}
 
 
+def episode_score(log: EventLog) -> dict[str, float]:
+    """One episode's reward and its 0/1 indicators: MAX_STEPS ending, low reward (<= 0.5), DB match (only with a DB
+    check) and every gold action matched (only with gold actions to check)."""
+    reward = episode_reward(log)
+    info = reward_info(log)
+    score = {
+        "avg_reward": reward,
+        "max_steps_rate": float(log.metadata.get("termination_reason") == "max_steps"),
+        "low_reward_rate": float(reward <= LOW_REWARD),
+    }
+    if info.get("db_check"):
+        score["db_pass_rate"] = float(info["db_check"]["db_match"])
+    if info.get("action_checks"):
+        score["action_all_ok_rate"] = float(all(check["action_match"] for check in info["action_checks"]))
+    return score
+
+
 def summarize(logs: Sequence[EventLog]) -> dict[str, float]:
-    """Average reward, rate of MAX_STEPS endings, low-reward rate (reward <= 0.5), DB pass rate (among
-    episodes with a DB check), and action all-OK rate (among episodes with gold actions to check)."""
+    """The mean of each :func:`episode_score` over the episodes that have it (NaN when none does): average reward,
+    rate of MAX_STEPS endings, low-reward rate, DB pass rate and action all-OK rate."""
     if not logs:
         raise ValueError("no EventLogs to summarize")
-    rewards = [episode_reward(log) for log in logs]
-    infos = [reward_info(log) for log in logs]
-    db_checks = [info["db_check"]["db_match"] for info in infos if info.get("db_check")]
-    action_checks = [
-        all(check["action_match"] for check in info["action_checks"])
-        for info in infos
-        if info.get("action_checks")
-    ]
-    return {
-        "episodes": float(len(logs)),
-        "avg_reward": sum(rewards) / len(rewards),
-        "max_steps_rate": sum(log.metadata.get("termination_reason") == "max_steps" for log in logs)
-        / len(logs),
-        "low_reward_rate": sum(reward <= LOW_REWARD for reward in rewards) / len(rewards),
-        "db_pass_rate": sum(db_checks) / len(db_checks) if db_checks else float("nan"),
-        "action_all_ok_rate": sum(action_checks) / len(action_checks) if action_checks else float("nan"),
-    }
+    scores = [episode_score(log) for log in logs]
+    names = ("avg_reward", "max_steps_rate", "low_reward_rate", "db_pass_rate", "action_all_ok_rate")
+    means = {}
+    for name in names:
+        values = [score[name] for score in scores if name in score]
+        means[name] = sum(values) / len(values) if values else float("nan")
+    return {"episodes": float(len(logs)), **means}
 
 
 def compare(before: Sequence[EventLog], after: Sequence[EventLog]) -> dict[str, int]:
