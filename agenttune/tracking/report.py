@@ -6,8 +6,10 @@ Written as ``report.md`` and ``report.html`` (plots as PNG files beside them) in
 
 A tau2 self-evolution sweep (jobs whose summary has ``selected_checkpoint``) gets the paper's table: beta, lr
 and steps read from each job's ``.hydra/config.yaml`` (whatever was swept: plain values or a ``dpo_config``
-schedule), the ToolGraph + DPO reward per domain, the sign of the selected checkpoint's chosen reward, and
-the selected configuration (best end-to-end selection reward, then best chosen reward) marked with ``*``.
+schedule), the ToolGraph + DPO reward per domain, the sign of the selected checkpoint's chosen reward, the
+selected configuration (best end-to-end selection reward, then best chosen reward) marked with ``*``, and
+``overlaps_baseline``: ``yes`` where the ToolGraph + DPO reward's 95% interval overlaps the baseline's (no evidence
+that the configuration changed anything), ``no`` where they are apart.
 """
 
 from __future__ import annotations
@@ -68,6 +70,22 @@ def selected_job(rows: list[JobRow]) -> str | None:
         done, key=lambda r: (r.metrics["select_e2e_reward"], r.metrics.get("select_chosen_reward", 0.0))
     )
     return best.job
+
+
+def overlaps_baseline(
+    metrics: dict[str, Any], variant: str = "toolgraph_dpo", metric: str = "avg_reward"
+) -> str:
+    """``yes`` when ``eval/<variant>/<metric>``'s 95% interval overlaps ``eval/baseline/<metric>``'s, ``no`` when they
+    are apart, empty when either has no interval."""
+    ends = [
+        metrics.get(f"eval/{name}/{metric}/ci_{end}")
+        for name in (variant, "baseline")
+        for end in ("low", "high")
+    ]
+    if None in ends:
+        return ""
+    low, high, base_low, base_high = ends
+    return "yes" if low <= base_high and base_low <= high else "no"
 
 
 def parse_overrides(lines: list[str]) -> dict[str, str]:
@@ -170,12 +188,12 @@ def table(rows: list[JobRow], metrics: list[str]) -> tuple[list[str], list[list[
     ]
     if is_tau2(rows):
         selected = selected_job(rows)
-        header[1:1] = [*TAU2_PARAMS, "chosen_reward_sign", "selected"]
+        header[1:1] = [*TAU2_PARAMS, "chosen_reward_sign", "selected", "overlaps_baseline"]
         for row, cells in zip(rows, body, strict=True):
             chosen = row.metrics.get("select_chosen_reward")
             sign = "" if chosen is None else "+" if chosen > 0 else "-"
             params = [row.config.get(key, "") for key in TAU2_PARAMS.values()]
-            cells[1:1] = [*params, sign, "*" if row.job == selected else ""]
+            cells[1:1] = [*params, sign, "*" if row.job == selected else "", overlaps_baseline(row.metrics)]
     return header, body
 
 

@@ -41,6 +41,8 @@ def test_report_marks_the_selected_tau2_configuration(tmp_path):
 
     from agenttune.tracking.report import write_report
 
+    # the ToolGraph + DPO reward's interval: inside the baseline's [0.0, 0.2], apart from it, none
+    intervals = [(0.0, 0.1), (0.3, 0.7), None]
     for job, (beta, e2e, chosen) in enumerate([(0.1, 0.0, -0.01), (0.2, 0.5, 0.02), (0.3, 0.5, 0.01)]):
         folder = tmp_path / str(job)
         (folder / ".hydra").mkdir(parents=True)
@@ -54,11 +56,22 @@ def test_report_marks_the_selected_tau2_configuration(tmp_path):
             "eval/toolgraph_dpo/retail/avg_reward": e2e,
             "eval/toolgraph_dpo/avg_reward": e2e,
             "eval/baseline/avg_reward": 0.0,
+            "eval/baseline/avg_reward/ci_low": 0.0,
+            "eval/baseline/avg_reward/ci_high": 0.2,
         }
+        if intervals[job]:
+            low, high = intervals[job]
+            metrics |= {
+                "eval/toolgraph_dpo/avg_reward/ci_low": low,
+                "eval/toolgraph_dpo/avg_reward/ci_high": high,
+            }
         (folder / "summary.json").write_text(json.dumps({"status": "completed", "metrics": metrics}))
     md_path, _ = write_report(tmp_path)
     lines = md_path.read_text().splitlines()
-    assert lines[2].startswith("| job | beta | lr | steps | chosen_reward_sign | selected |")
-    assert lines[4].startswith("| 0 | 0.1 | 5e-06 | 2 | - |  |")
-    assert lines[5].startswith("| 1 | 0.2 | 5e-06 | 2 | + | * |")
+    assert lines[2].startswith(
+        "| job | beta | lr | steps | chosen_reward_sign | selected | overlaps_baseline |"
+    )
+    assert lines[4].startswith("| 0 | 0.1 | 5e-06 | 2 | - |  | yes |")
+    assert lines[5].startswith("| 1 | 0.2 | 5e-06 | 2 | + | * | no |")
+    assert lines[6].startswith("| 2 | 0.3 | 5e-06 | 2 | + |  |  |")
     assert "eval/toolgraph_dpo/retail/avg_reward" in lines[2]
