@@ -1,7 +1,8 @@
 """agenttune's entry point: python train.py +experiment=NAME [group=option ...] [key=value ...]
 
-Composes conf/train.yaml (typed by agenttune.config), then runs the pipeline the config names inside a
-RunContext that writes metrics.jsonl and summary.json under the Hydra run folder and always closes the tracker.
+Composes conf/train.yaml (typed by agenttune.config), checks that the chosen components fit together, then runs
+the pipeline the config names inside a RunContext that writes metrics.jsonl and summary.json under the Hydra run
+folder and always closes the tracker. `python train.py --help` lists the groups, experiments and sweeps.
 """
 
 import hydra
@@ -9,13 +10,17 @@ from omegaconf import DictConfig
 
 from agenttune.config import register_configs
 from agenttune.pipelines import run_job
+from agenttune.pipelines.fit import MisfitError
 
 register_configs()
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="train")
 def main(cfg: DictConfig) -> None:
-    run_job(cfg)
+    try:
+        run_job(cfg)
+    except MisfitError as error:  # a choice that cannot work: one line, no traceback, nothing written
+        raise SystemExit(f"error: {error}") from None
 
 
 if __name__ == "__main__":

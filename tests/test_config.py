@@ -22,7 +22,8 @@ register_configs()
 
 def compose_resolved(overrides: list[str]):
     cfg = compose_config(overrides)
-    job_cfg = OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"])
+    # `pipeline` has no default (every experiment sets it; a bare train.py says what to run)
+    job_cfg = OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra" and not OmegaConf.is_missing(cfg, k)])
     OmegaConf.to_container(job_cfg, resolve=True, throw_on_missing=True)  # every interpolation resolves
     return cfg
 
@@ -32,6 +33,7 @@ def test_default_config_composes_with_typed_groups():
     assert cfg.model.path == "embedded:smollm2_135m"
     assert OmegaConf.get_type(cfg.algorithm).__name__ == "GRPOAlgorithmConfig"
     assert Path(cfg.paths.root, "train.py").exists()
+    assert OmegaConf.is_missing(cfg, "pipeline")
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)

@@ -30,13 +30,17 @@ A benchmark that a self-improvement method (``pipeline=self_evolve``) can run on
 (:meth:`Benchmark.domain`, a :class:`Domain`): the method reads its domain facts there and never imports the
 benchmark.
 
-Built-in benchmarks are imported when first named (:data:`BUILT_IN`); one written elsewhere registers itself::
+Built-in benchmarks are imported when first named (:data:`BUILT_IN`); one written elsewhere registers itself and
+is imported by ``benchmark.module`` (``examples/arithmetic.py``, ``examples/conf/benchmark/arithmetic.yaml``)::
 
     @register("arithmetic")
     class Arithmetic(Benchmark):
         def tasks(self, split): ...
         def harness(self, task): ...
 """
+
+What a benchmark offers the pipelines (:meth:`Benchmark.provides`: its splits and the optional methods it
+implements) is what :mod:`agenttune.pipelines.fit` checks against the chosen pipeline before a job starts.
 
 from __future__ import annotations
 
@@ -56,6 +60,14 @@ if TYPE_CHECKING:
 
 SPLITS = ("train", "eval")
 BUILT_IN = {
+# What a pipeline may need of a benchmark beyond tasks and a harness: capability -> (the method that provides it,
+# what it means). Its splits ("train", "eval") are the other capabilities.
+OPTIONAL = {
+    "reward": ("reward", "reward to train on-policy with"),
+    "teacher": ("teacher", "scripted agent (teacher or oracle)"),
+    "recorded_logs": ("recorded_logs", "recorded trajectories to train on"),
+    "domains": ("domain", "domains described for self-improvement"),
+}
     "cuad_search": "agenttune.benchmarks.cuad.benchmark",
     "legalbench_rag": "agenttune.benchmarks.legalbench_rag.benchmark",
     "adp_samples": "agenttune.benchmarks.adp_samples",
@@ -98,6 +110,15 @@ class Benchmark:
 
     splits: tuple[str, ...] = SPLITS
 
+    uses_retrieval: bool = False  # whether it searches an index built by the ``retrieval`` group
+
+    @classmethod
+    def provides(cls) -> set[str]:
+        """Its splits and each optional capability (:data:`OPTIONAL`) whose method it implements."""
+        implemented = {
+            name for name, (method, _) in OPTIONAL.items() if getattr(cls, method) is not getattr(Benchmark, method)
+        }
+        return set(cls.splits) | implemented
     def __init__(self, cfg: DictConfig) -> None:
         self.cfg = cfg
         self.name = str(cfg.benchmark.name)
@@ -135,6 +156,11 @@ class Benchmark:
         raise NotImplementedError(f"benchmark {self.name!r} has no recorded trajectories to train on offline")
 
     # ---- for self-improvement methods (see Domain) --------------------------------------------------------
+    def submission(self, logs: Sequence[EventLog]) -> dict[str, Any] | None:
+        """The evaluation ``logs`` in a public leaderboard's submission format (``pipeline=evaluate`` writes it to
+        ``submission.json``); None when the benchmark has none."""
+        return None
+
     domains: list[str] = []
 
     def domain(self, name: str) -> Domain:
@@ -178,15 +204,24 @@ def register(*names: str) -> Callable[[type[Benchmark]], type[Benchmark]]:
     return decorate
 
 
-def benchmark_class(name: str) -> type[Benchmark]:
-    """The class registered under ``name`` (importing a built-in's module on first use)."""
-    if name not in _REGISTRY and name in BUILT_IN:
-        importlib.import_module(BUILT_IN[name])
+def benchmark_class(name: str, module: str = "") -> type[Benchmark]:
+    """The class registered under ``name``, importing ``module`` (where a benchmark outside agenttune registers
+    itself) or a built-in's module on first use."""
+    if name not in _REGISTRY and (module or name in BUILT_IN):
+        importlib.import_module(module or BUILT_IN[name])
     if name not in _REGISTRY:
-        raise KeyError(f"benchmark {name!r} is not registered; known: {sorted({*BUILT_IN, *_REGISTRY})}")
+        raise KeyError(
+            f"benchmark {name!r} is not registered; known: {sorted({*BUILT_IN, *_REGISTRY})} "
+            "(set benchmark.module to the module that registers it)"
+        )
     return _REGISTRY[name]
 
 
 def load_benchmark(cfg: DictConfig) -> Benchmark:
+def registered_benchmarks() -> dict[str, type[Benchmark]]:
+    """Every benchmark known now: the built-in ones (imported) and any registered elsewhere."""
+    return {name: benchmark_class(name) for name in sorted({*BUILT_IN, *_REGISTRY})}
+
+
     """The benchmark ``cfg.benchmark.name`` names, built from ``cfg``."""
-    return benchmark_class(str(cfg.benchmark.name))(cfg)
+    return benchmark_class(str(cfg.benchmark.name), str(cfg.benchmark.module))(cfg)

@@ -13,9 +13,10 @@ import importlib
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from agenttune.config import validate_config
+from agenttune.pipelines.fit import MisfitError, check_fit
 from agenttune.tracking.run import RunContext
 
 PIPELINES = {
@@ -37,8 +38,23 @@ def sweep_group() -> str | None:
 
 def run_job(cfg: DictConfig) -> None:
     validate_config(cfg)
+NO_JOB = (
+    "no job chosen: try `python train.py +experiment=smoke model=tiny_random` (about 15 s on a CPU), "
+    "run the main job with `python train.py +experiment=cuad_grpo`, or see `python train.py --help`"
+)
+
+
+def command_line() -> list[str]:
+    """The overrides the job was started with (empty outside a Hydra job)."""
+    return list(HydraConfig.get().overrides.task) if HydraConfig.initialized() else []
+
+
     if cfg.pipeline not in PIPELINES:
-        raise ValueError(f"pipeline={cfg.pipeline!r} is unknown; choose one of {sorted(PIPELINES)}")
+    """Check the config and that its components fit (:mod:`agenttune.pipelines.fit`), then run its pipeline."""
+    if OmegaConf.is_missing(cfg, "pipeline"):
+        raise MisfitError(NO_JOB)
+        raise MisfitError(f"pipeline={cfg.pipeline!r} is unknown; choose one of {sorted(PIPELINES)}")
+    check_fit(cfg, command_line())
     pipeline = importlib.import_module(PIPELINES[cfg.pipeline])
     with RunContext(cfg, cfg.paths.output_dir, sweep_group()) as run:
         pipeline.run(cfg, run)

@@ -38,6 +38,7 @@ class CorpusQuery:
 @register("legalbench_rag")
 class LegalBenchRag(Benchmark):
     splits = ("eval",)
+    uses_retrieval = True
 
     def tasks(self, split: str, limit: int | None = None) -> list[CorpusQuery]:
         limit = self.limit(split, limit)
