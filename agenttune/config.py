@@ -144,6 +144,7 @@ class BenchmarkConfig:
     corpora: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # adp_samples: sample files under data_dir/adp_samples
     max_prompt_turns: int = 4  # adp_samples: conversation turns kept before each training target
+    module: str = ""  # the module that registers a benchmark written outside agenttune (examples.arithmetic)
 
 
 @dataclass
@@ -151,7 +152,6 @@ class WarmStartConfig:
     """Distil the retrieval teacher into the policy before RL (``cuad_grpo``), so that a small model calls the tool.
 
     Off by default; the ``cuad_grpo`` experiment turns it on. ``algorithm`` is the SFT run that trains the
-    module: str = ""  # the module that registers a benchmark written outside agenttune (examples.arithmetic)
     student (the ``cuad_distill`` recipe; an experiment composes it with ``- /algorithm@warm_start.algorithm: sft``
     in its defaults, so it has the sft schema), ``num_questions`` the train questions the teacher answers.
     """

@@ -37,10 +37,10 @@ is imported by ``benchmark.module`` (``examples/arithmetic.py``, ``examples/conf
     class Arithmetic(Benchmark):
         def tasks(self, split): ...
         def harness(self, task): ...
-"""
 
 What a benchmark offers the pipelines (:meth:`Benchmark.provides`: its splits and the optional methods it
 implements) is what :mod:`agenttune.pipelines.fit` checks against the chosen pipeline before a job starts.
+"""
 
 from __future__ import annotations
 
@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     from agenttune.rewards.episode import EpisodeReward
 
 SPLITS = ("train", "eval")
-BUILT_IN = {
 # What a pipeline may need of a benchmark beyond tasks and a harness: capability -> (the method that provides it,
 # what it means). Its splits ("train", "eval") are the other capabilities.
 OPTIONAL = {
@@ -68,6 +67,7 @@ OPTIONAL = {
     "recorded_logs": ("recorded_logs", "recorded trajectories to train on"),
     "domains": ("domain", "domains described for self-improvement"),
 }
+BUILT_IN = {
     "cuad_search": "agenttune.benchmarks.cuad.benchmark",
     "legalbench_rag": "agenttune.benchmarks.legalbench_rag.benchmark",
     "adp_samples": "agenttune.benchmarks.adp_samples",
@@ -109,7 +109,6 @@ class Benchmark:
     """
 
     splits: tuple[str, ...] = SPLITS
-
     uses_retrieval: bool = False  # whether it searches an index built by the ``retrieval`` group
 
     @classmethod
@@ -119,6 +118,7 @@ class Benchmark:
             name for name, (method, _) in OPTIONAL.items() if getattr(cls, method) is not getattr(Benchmark, method)
         }
         return set(cls.splits) | implemented
+
     def __init__(self, cfg: DictConfig) -> None:
         self.cfg = cfg
         self.name = str(cfg.benchmark.name)
@@ -156,11 +156,6 @@ class Benchmark:
         raise NotImplementedError(f"benchmark {self.name!r} has no recorded trajectories to train on offline")
 
     # ---- for self-improvement methods (see Domain) --------------------------------------------------------
-    def submission(self, logs: Sequence[EventLog]) -> dict[str, Any] | None:
-        """The evaluation ``logs`` in a public leaderboard's submission format (``pipeline=evaluate`` writes it to
-        ``submission.json``); None when the benchmark has none."""
-        return None
-
     domains: list[str] = []
 
     def domain(self, name: str) -> Domain:
@@ -217,11 +212,11 @@ def benchmark_class(name: str, module: str = "") -> type[Benchmark]:
     return _REGISTRY[name]
 
 
-def load_benchmark(cfg: DictConfig) -> Benchmark:
 def registered_benchmarks() -> dict[str, type[Benchmark]]:
     """Every benchmark known now: the built-in ones (imported) and any registered elsewhere."""
     return {name: benchmark_class(name) for name in sorted({*BUILT_IN, *_REGISTRY})}
 
 
+def load_benchmark(cfg: DictConfig) -> Benchmark:
     """The benchmark ``cfg.benchmark.name`` names, built from ``cfg``."""
     return benchmark_class(str(cfg.benchmark.name), str(cfg.benchmark.module))(cfg)

@@ -36,8 +36,6 @@ def sweep_group() -> str | None:
     return hydra_cfg.sweep.dir if hydra_cfg.mode == RunMode.MULTIRUN else None
 
 
-def run_job(cfg: DictConfig) -> None:
-    validate_config(cfg)
 NO_JOB = (
     "no job chosen: try `python train.py +experiment=smoke model=tiny_random` (about 15 s on a CPU), "
     "run the main job with `python train.py +experiment=cuad_grpo`, or see `python train.py --help`"
@@ -49,10 +47,12 @@ def command_line() -> list[str]:
     return list(HydraConfig.get().overrides.task) if HydraConfig.initialized() else []
 
 
-    if cfg.pipeline not in PIPELINES:
+def run_job(cfg: DictConfig) -> None:
     """Check the config and that its components fit (:mod:`agenttune.pipelines.fit`), then run its pipeline."""
     if OmegaConf.is_missing(cfg, "pipeline"):
         raise MisfitError(NO_JOB)
+    validate_config(cfg)
+    if cfg.pipeline not in PIPELINES:
         raise MisfitError(f"pipeline={cfg.pipeline!r} is unknown; choose one of {sorted(PIPELINES)}")
     check_fit(cfg, command_line())
     pipeline = importlib.import_module(PIPELINES[cfg.pipeline])

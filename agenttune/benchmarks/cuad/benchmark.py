@@ -29,13 +29,13 @@ CUAD_SPLITS = {"train": "train", "eval": "validation"}
 
 @register("cuad_search")
 class CuadSearch(Benchmark):
+    uses_retrieval = True
+
     def tasks(self, split: str, limit: int | None = None) -> list[QuestionRecord]:
         limit = self.limit(split, limit)
         questions = self._questions[split]
         if limit > len(questions):
             raise ValueError(
-    uses_retrieval = True
-
                 f"{limit} {split} questions asked; the index holds the contracts of {len(questions)}"
             )
         return questions[:limit] if limit else questions
@@ -73,16 +73,7 @@ class CuadSearch(Benchmark):
             chunk_size=bench.chunk_size,
             chunk_overlap=bench.chunk_overlap,
         )
-
-    @functools.cached_property
-    def retriever(self):
-        """The index over the corpus (built on first use, then loaded from the cache)."""
-        return build_retriever(self.cfg, self._chunks)
-
-    @functools.cached_property
-    def catalog(self) -> DocumentCatalog:
-        """The corpus's contracts, searchable by title and parties."""
-        return DocumentCatalog(self._chunks)
+        return build_retriever(self.cfg, chunks)
 
     def harness(self, task: QuestionRecord):
         return search_harness(self.cfg, self.retriever)
