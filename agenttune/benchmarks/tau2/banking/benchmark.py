@@ -16,6 +16,8 @@ def use_configured_retrieval(cfg) -> None:
 
 @register("tau2_banking")
 class Tau2Banking(Tau2):
+    uses_retrieval = True  # its KB_search runs on the retrieval group's backend
+
     def __init__(self, cfg) -> None:
         super().__init__(cfg)
         use_configured_retrieval(cfg)
