@@ -24,6 +24,7 @@ kind)``                       other kinds the benchmark names (tau2's perturbed 
 ``check(log, task)``          why a teacher trajectory must not be trained on (``""`` keeps it)
 ``record(log, harness)``      the finished episode with what the benchmark's metrics read added (default: as is)
 ``recorded_logs()``           recorded trajectories to train on offline (the ADP samples)
+``submission(logs)``          the evaluation in a public leaderboard's format (tau2), written to submission.json
 ============================  =====================================================================================
 
 A benchmark that a self-improvement method (``pipeline=self_evolve``) can run on also describes each of its domains
@@ -154,6 +155,11 @@ class Benchmark:
 
     def recorded_logs(self) -> list[EventLog]:
         raise NotImplementedError(f"benchmark {self.name!r} has no recorded trajectories to train on offline")
+
+    def submission(self, logs: Sequence[EventLog]) -> dict[str, Any] | None:
+        """The evaluation ``logs`` in a public leaderboard's submission format (``pipeline=evaluate`` writes it to
+        ``submission.json``); None when the benchmark has none."""
+        return None
 
     # ---- for self-improvement methods (see Domain) --------------------------------------------------------
     domains: list[str] = []

@@ -19,8 +19,10 @@ divergence-point DPO -> selection -> evaluation of baseline, ToolGraph and ToolG
    summary.
 7. Evaluation on ``benchmark.num_eval`` eval tasks per domain with ``harness.max_steps`` steps: ``baseline``
    (the initial policy), ``toolgraph`` (wrapped), ``toolgraph_dpo`` (selected checkpoint, wrapped) ->
-   ``eval/<variant>/<metric>`` (the benchmark's metrics) and ``eval/<variant>/<domain>/improved|regressed`` vs
-   baseline.
+   ``eval/<variant>/<metric>`` (the benchmark's metrics; each per-episode score as its mean over tasks with ``/n`` and
+   a 95% bootstrap interval) and, against the baseline on the same tasks, per domain, as the method's paper reports
+   it: ``eval/<variant>/<domain>/improved|regressed`` (task counts) and the paired reward change
+   ``eval/<variant>/<domain>/delta/<metric>`` with its interval (``/ci_low``, ``/ci_high``; above zero: improved).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from agenttune.pipelines.stages import episodes, policy_engine, toolgraph_contro
 from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
 from agenttune.selfevolve.controller import ToolGraphController
 from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
+from agenttune.tracking.intervals import paired_deltas, task_means, with_intervals
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData
 from agenttune.training.checkpoints import checkpoint_folders
@@ -137,6 +140,51 @@ def evaluate_policy(
     """Episodes of the policy on ``limit`` eval tasks per domain (inside ``controllers`` when given)."""
     tasks = [task for domain in benchmark.domains for task in benchmark.domain_tasks(domain, "eval", limit)]
     return episodes(cfg, benchmark, policy_engine(cfg, model, tokenizer), tasks, name, run, controllers)
+
+
+def task_scores(
+    benchmark: Benchmark, logs: Sequence[EventLog], overall: bool = False
+) -> dict[str, dict[str, float]]:
+    """Each task's mean of every per-episode score over its episodes (trials); empty when the benchmark has none.
+    ``overall`` keeps only the scores that name no domain (``avg_reward``, not ``<domain>/avg_reward``)."""
+    scores = benchmark.episode_scores(logs, [])
+    if scores is None:
+        return {}
+    if overall:
+        scores = [{name: value for name, value in score.items() if "/" not in name} for score in scores]
+    return task_means((benchmark.task_key(log), score) for log, score in zip(logs, scores, strict=True))
+
+
+def compare_variants(
+    cfg: DictConfig,
+    benchmark: Benchmark,
+    domains: Mapping[str, Domain],
+    variants: Mapping[str, Sequence[EventLog]],
+) -> dict[str, float]:
+    """``eval/<variant>/<metric>`` for every variant, and for each variant but ``baseline``, per domain, the tasks it
+    improved and regressed (the domain's ``compare``) and the paired change of each overall score (``delta/<metric>``,
+    after minus baseline on the tasks both ran) with its 95% bootstrap interval over tasks."""
+    metrics: dict[str, float] = {}
+    for variant, logs in variants.items():
+        values = benchmark.metrics(logs, []) | with_intervals(
+            list(task_scores(benchmark, logs).values()), cfg.seed
+        )
+        metrics |= {f"eval/{variant}/{key}": value for key, value in values.items()}
+        if variant == "baseline":
+            continue
+        for name, domain in domains.items():
+            before = [e for e in variants["baseline"] if e.metadata.get("domain") == name]
+            after = [e for e in logs if e.metadata.get("domain") == name]
+            change = domain.compare(before, after)
+            metrics[f"eval/{variant}/{name}/improved"] = change["improved"]
+            metrics[f"eval/{variant}/{name}/regressed"] = change["regressed"]
+            deltas = paired_deltas(
+                task_scores(benchmark, before, overall=True),
+                task_scores(benchmark, after, overall=True),
+                cfg.seed,
+            )
+            metrics |= {f"eval/{variant}/{name}/{key}": value for key, value in deltas.items()}
+    return metrics
 
 
 def run(cfg: DictConfig, run: RunContext) -> None:
@@ -244,16 +292,6 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     variants["toolgraph_dpo"] = evaluate_policy(
         cfg, run, benchmark, tuned, tokenizer, "eval_toolgraph_dpo", controllers, limit
     )
-    metrics: dict[str, float] = {}
-    for variant, logs in variants.items():
-        metrics |= {f"eval/{variant}/{key}": value for key, value in benchmark.metrics(logs, []).items()}
-        if variant == "baseline":
-            continue
-        for name, domain in domains.items():
-            before = [e for e in variants["baseline"] if e.metadata.get("domain") == name]
-            after = [e for e in logs if e.metadata.get("domain") == name]
-            change = domain.compare(before, after)
-            metrics[f"eval/{variant}/{name}/improved"] = change["improved"]
-            metrics[f"eval/{variant}/{name}/regressed"] = change["regressed"]
+    metrics = compare_variants(cfg, benchmark, domains, variants)
     run.log(metrics)
     run.set_summary(metrics)

@@ -3,10 +3,15 @@ evaluators.
 
 Tasks are the package's splits of each domain of ``benchmark.domains`` (``"train"`` is tau2's train split,
 ``"eval"`` is ``benchmark.split``, default ``test``; ``num_train`` / ``num_eval`` > 0 keep the first that many per
-domain). Each episode runs in its own :class:`~agenttune.benchmarks.tau2.harness.Tau2Harness` with the scripted
-user; the harness scores the episode with tau2's environment, action and communicate evaluators (the episode
+domain; the eval split repeats each task ``benchmark.trials`` times). Each episode runs in its own
+:class:`~agenttune.benchmarks.tau2.harness.Tau2Harness` with the user ``harness.user`` names: ``scripted`` (the CPU
+default) or ``llm`` (:class:`~agenttune.benchmarks.tau2.users.LLMUser`, tau2's user-simulator role played by the
+engine ``harness.user_model`` describes, with the task's user instructions and, in telecom, the user's tools); the
+harness scores the episode with tau2's environment, action and communicate evaluators (the episode
 REWARD ``harness``), which is also the reward for on-policy training. Scripted agents: ``oracle`` (the task's gold
-actions) and the perturbed oracles of :data:`~agenttune.benchmarks.tau2.oracle.PERTURBATIONS`.
+actions) and the perturbed oracles of :data:`~agenttune.benchmarks.tau2.oracle.PERTURBATIONS`. Each domain's metrics
+include tau2's pass^k for k = 1..trials with intervals over tasks; :meth:`Tau2.submission` is the run in the
+leaderboard's format.
 
 For the self-evolution method (``pipeline=self_evolve``) the benchmark also describes each domain
 (:class:`~agenttune.benchmarks.base.Domain`): a harness naming its tools, ToolGraph rules, the scripted agents
@@ -30,8 +35,12 @@ from agenttune.benchmarks.tau2.metrics import (
     summarize,
 )
 from agenttune.benchmarks.tau2.oracle import PERTURBATIONS, scripted_agent
+from agenttune.benchmarks.tau2.pass_hat import pass_hat_metrics
 from agenttune.benchmarks.tau2.rules import rules_for
 from agenttune.benchmarks.tau2.runner import record
+from agenttune.benchmarks.tau2.submission import leaderboard_submission
+from agenttune.benchmarks.tau2.users import LLMUser, ScriptedUser, User, user_model_config
+from agenttune.engines.base import Engine
 from agenttune.events.schema import EventLog
 from agenttune.rewards.episode import EpisodeReward
 from agenttune.rewards.mix import RewardMix
@@ -41,6 +50,7 @@ if TYPE_CHECKING:
 
 TAU2_SPLITS = {"train": "train"}
 AGENTS = ("oracle", *PERTURBATIONS)
+USERS = ("scripted", "llm")
 
 
 def harness_reward(completions: list, harness_reward: list[float], **kwargs: Any) -> list[float]:
@@ -50,7 +60,10 @@ def harness_reward(completions: list, harness_reward: list[float], **kwargs: Any
 
 @register("tau2_airline", "tau2_retail", "tau2_telecom")
 class Tau2(Benchmark):
-    def __init__(self, cfg) -> None:
+    """``user_engine``, when given, plays the LLM user (``harness.user=llm``) instead of the engine built from
+    ``harness.user_model`` (a test's scripted engine)."""
+
+    def __init__(self, cfg, user_engine: Engine | None = None) -> None:
         super().__init__(cfg)
         bench = cfg.benchmark
         self.domains = list(bench.domains) or ([bench.domain] if bench.domain else [])
@@ -58,23 +71,43 @@ class Tau2(Benchmark):
             raise ValueError(
                 "benchmark.domains is empty: choose benchmark=tau2_airline|tau2_retail|tau2_telecom"
             )
-        if cfg.harness.user != "scripted":
-            raise NotImplementedError(
-                f"harness.user={cfg.harness.user!r}: the tau2 benchmark uses the scripted user"
-            )
+        if cfg.harness.user not in USERS:
+            raise ValueError(f"harness.user={cfg.harness.user!r}: choose one of {USERS}")
+        if bench.trials < 1:
+            raise ValueError(f"benchmark.trials={bench.trials}: each task needs at least one trial")
+        self._user_engine = user_engine
         self._domain_of: dict[int, str] = {}  # id(task) -> its domain (task ids repeat across domains)
 
     def domain_tasks(self, domain: str, split: str, limit: int | None = None) -> list[Task]:
-        """The first ``limit`` tasks (config's size by default, 0 = all) of ``domain``'s ``split``."""
+        """The first ``limit`` tasks (config's size by default, 0 = all) of ``domain``'s ``split``; in the eval
+        split, ``benchmark.trials`` times over (every task, then every task again)."""
         limit = self.limit(split, limit)
         tasks = self._load(domain, TAU2_SPLITS.get(split, self.cfg.benchmark.split))
-        return tasks[:limit] if limit > 0 else list(tasks)
+        tasks = tasks[:limit] if limit > 0 else list(tasks)
+        return tasks * self.cfg.benchmark.trials if split == "eval" else tasks
 
     def tasks(self, split: str, limit: int | None = None) -> list[Task]:
         return [task for domain in self.domains for task in self.domain_tasks(domain, split, limit)]
 
     def domain_harness(self, domain: str, max_steps: int | None = None) -> Tau2Harness:
-        return Tau2Harness(domain, max_steps=max_steps or self.cfg.harness.max_steps)
+        return Tau2Harness(domain, user=self.user(), max_steps=max_steps or self.cfg.harness.max_steps)
+
+    def user(self) -> User:
+        """A fresh simulated user of the kind ``harness.user`` names (the LLM user's engine is built once)."""
+        if self.cfg.harness.user == "scripted":
+            return ScriptedUser()
+        if self._user_engine is None:
+            from agenttune.engines import build_engine
+
+            self._user_engine = build_engine(user_model_config(self.cfg), cache_dir=self.cfg.paths.cache_dir)
+        return LLMUser(self._user_engine)
+
+    def user_simulator(self) -> str:
+        """Who played the user, in words (``submission.json``'s ``user_simulator``)."""
+        if self.cfg.harness.user == "scripted":
+            return "scripted (agenttune ScriptedUser, no LLM)"
+        config = user_model_config(self.cfg)
+        return f"{config.engine_model or config.name} ({config.engine} engine)"
 
     def domain_of(self, task: Task) -> str:
         return self._domain_of[id(task)]
@@ -92,7 +125,16 @@ class Tau2(Benchmark):
             episodes = [log for log in logs if log.metadata.get("domain") == domain]
             if episodes:
                 metrics |= {f"{domain}/{key}": value for key, value in summarize(episodes).items()}
-        return metrics
+                pass_hat = pass_hat_metrics(episodes, self.cfg.seed)
+                metrics |= {f"{domain}/{key}": value for key, value in pass_hat.items()}
+        return metrics | {"trials": self.cfg.benchmark.trials}
+
+    def submission(self, logs: Sequence[EventLog]) -> dict[str, Any]:
+        """The evaluation ``logs`` in tau2's leaderboard format (:mod:`~agenttune.benchmarks.tau2.submission`); the
+        model is the policy's name, or the scripted agent's when one played."""
+        agent = str(self.cfg.harness.agent)
+        model = str(self.cfg.model.name) if agent == "policy" else f"scripted agent: {agent}"
+        return leaderboard_submission(logs, model, self.user_simulator(), str(self.cfg.benchmark.split))
 
     def episode_scores(self, logs: Sequence[EventLog], tasks: Sequence[Task]) -> list[dict[str, float]]:
         """Each episode's reward and rates, overall and under its domain (``<domain>/avg_reward``, ...)."""

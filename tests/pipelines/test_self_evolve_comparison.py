@@ -1,0 +1,50 @@
+"""The self-evolution evaluation's comparison with the baseline: improved/regressed task counts and the paired
+reward change with its interval, per domain."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytest.importorskip("tau2.domains.telecom.environment")
+
+from agenttune.benchmarks.base import load_benchmark  # noqa: E402
+from agenttune.pipelines.self_evolve import compare_variants  # noqa: E402
+from agenttune.pipelines.stages import play  # noqa: E402
+from tests.conftest import compose_config  # noqa: E402
+
+
+def test_paired_reward_change_per_domain_against_the_baseline(tmp_path):
+    cfg = compose_config(
+        ["+experiment=tau2_oracle", "benchmark=tau2_telecom", "benchmark.num_eval=6"], tmp_path
+    )
+    benchmark = load_benchmark(cfg)
+    tasks = benchmark.tasks("eval")
+    agent = lambda kind: lambda task: benchmark.teacher(task, None, kind)  # noqa: E731
+    baseline = play(cfg, benchmark, agent("skip_write"), tasks)
+    variants = {
+        "baseline": baseline,
+        "toolgraph_dpo": play(cfg, benchmark, agent("oracle"), tasks),
+        "same": baseline,
+    }
+    metrics = compare_variants(cfg, benchmark, {"telecom": benchmark.domain("telecom")}, variants)
+
+    rewards = [log.metadata["reward"] for log in baseline]
+    assert any(r < 1.0 for r in rewards), "skip_write should fail some of these tasks"
+    gain = sum(1.0 - r for r in rewards) / len(rewards)  # the oracle scores 1.0 everywhere
+    assert metrics["eval/toolgraph_dpo/telecom/improved"] == sum(r < 1.0 for r in rewards)
+    assert metrics["eval/toolgraph_dpo/telecom/regressed"] == 0
+    assert math.isclose(metrics["eval/toolgraph_dpo/telecom/delta/avg_reward"], gain)
+    assert metrics["eval/toolgraph_dpo/telecom/delta/avg_reward/n"] == len(tasks)
+    low, high = (metrics[f"eval/toolgraph_dpo/telecom/delta/avg_reward/ci_{end}"] for end in ("low", "high"))
+    assert 0.0 <= low <= gain <= high <= 1.0
+    assert "eval/toolgraph_dpo/telecom/delta/telecom/avg_reward" not in metrics  # overall scores only
+    same = [metrics[f"eval/same/telecom/delta/avg_reward{end}"] for end in ("", "/ci_low", "/ci_high")]
+    assert same == [0.0, 0.0, 0.0]  # no change: a zero-width interval at zero
+    assert metrics["eval/baseline/avg_reward/n"] == len(tasks)
+    base_low, base_high = (
+        metrics["eval/baseline/avg_reward/ci_low"],
+        metrics["eval/baseline/avg_reward/ci_high"],
+    )
+    assert base_low <= sum(rewards) / len(rewards) <= base_high
