@@ -96,7 +96,8 @@ class HarnessConfig:
     # (skip_write | repeat_read | wrong_argument | loop)
     agent: str = "policy"
     tool_timeout_s: float = 30.0
-    require_isolation: bool = True  # code tools: fail rather than run in-process
+    code_execution: bool = False  # tools: also offer python_exec, run confined by agenttune/harness/sandbox.py
+    require_isolation: bool = True  # code tools: refuse to run where the sandbox cannot confine them
     toolgraph: ToolGraphSwitches = field(default_factory=lambda: ToolGraphSwitches())
 
 

@@ -2,7 +2,8 @@
 
 - :mod:`~agenttune.harness.protocol`: ``Harness``, ``StepResult``, ``EpisodeDone``.
 - :mod:`~agenttune.harness.tools`: ``ToolRegistry`` (schemas from typed callables, TOOL_CALL -> TOOL_RESULT).
-- :mod:`~agenttune.harness.sandbox`: ``Sandbox`` and its ``python_exec`` tool (child process, time and memory limits).
+- :mod:`~agenttune.harness.sandbox`: ``Sandbox`` and its ``python_exec`` tool (a confined child process: namespaces,
+  no network, no host files, limits; :mod:`~agenttune.harness.confine` sets it up).
 - :mod:`~agenttune.harness.tools_harness`: ``ToolsHarness`` (``harness=tools``).
 - :mod:`~agenttune.harness.search_corpus`: ``SearchCorpusHarness`` (``harness=search_corpus``).
 - :mod:`~agenttune.harness.stateful_tools`: ``StatefulToolsHarness`` (``harness=stateful_tools``: methods of stateful

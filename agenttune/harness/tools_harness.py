@@ -1,9 +1,10 @@
 """``harness=tools``: a question and a registry of tools; the agent calls tools until it answers.
 
 A TOOL_CALL action runs through the :class:`~agenttune.harness.tools.ToolRegistry` and comes back as one
-TOOL_RESULT event; a TEXT action is the agent's final message (answer inside ``<answer>...</answer>``, which the
-answer rewards extract) and ends the episode; any other kind comes back as an ERROR event. Every action counts
-against ``max_steps``: the step that reaches it ends the episode with ``termination="max_steps"``.
+TOOL_RESULT event (the code-executing tool, ``python_exec``, runs confined: see :meth:`ToolsHarness.from_config`);
+a TEXT action is the agent's final message (answer inside ``<answer>...</answer>``, which the answer rewards
+extract) and ends the episode; any other kind comes back as an ERROR event. Every action counts against
+``max_steps``: the step that reaches it ends the episode with ``termination="max_steps"``.
 
 :meth:`ToolsHarness.snapshot` copies the episode state (the task, the step count, whether and why it ended, and
 what a subclass adds to :class:`EpisodeState`). Tools with state of their own keep it across a restore.
@@ -25,6 +26,7 @@ from agenttune.events.schema import (
     UserPayload,
 )
 from agenttune.harness.protocol import EpisodeDone, StepResult
+from agenttune.harness.sandbox import Sandbox
 from agenttune.harness.tools import ToolRegistry
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -88,7 +90,13 @@ class ToolsHarness:
     def from_config(
         cls, tools: ToolRegistry | Iterable[Callable[..., Any]], cfg: HarnessConfig
     ) -> ToolsHarness:
-        return cls(tools, max_steps=cfg.max_steps, tool_timeout_s=cfg.tool_timeout_s)
+        """The harness ``cfg`` describes; with ``cfg.code_execution`` the agent also gets ``python_exec``, which runs
+        every program in a :class:`~agenttune.harness.sandbox.Sandbox` (time limit ``tool_timeout_s``; it refuses
+        to run unconfined unless ``require_isolation`` is off)."""
+        harness = cls(tools, max_steps=cfg.max_steps, tool_timeout_s=cfg.tool_timeout_s)
+        if cfg.code_execution:
+            harness.registry.register(Sandbox.from_config(cfg).python_exec)
+        return harness
 
     def capabilities(self) -> frozenset[str]:
         return frozenset({"snapshot"})

@@ -1,5 +1,7 @@
 """harness=tools: tool calls run through the registry, a final message ends the episode, max_steps bounds it."""
 
+import os
+
 import pytest
 
 from agenttune.config import HarnessConfig
@@ -78,3 +80,21 @@ def test_restore_reverts_steps_and_done():
     harness.step(Event(payload=TextPayload(text="<answer>5</answer>")))
     harness.restore(snapshot)
     assert harness.step(add_call("c2")).info == {"steps": 2, "termination": "", "final_text": ""}
+
+
+def test_code_execution_adds_python_exec_which_runs_confined():
+    from agenttune.harness.sandbox import confinement_problem
+
+    plain = ToolsHarness.from_config([add], HarnessConfig(name="tools"))
+    assert [s["function"]["name"] for s in plain.tool_schemas()] == ["add"]
+    cfg = HarnessConfig(name="tools", code_execution=True, tool_timeout_s=10.0)
+    harness = ToolsHarness.from_config([add], cfg)
+    assert [s["function"]["name"] for s in harness.tool_schemas()] == ["add", "python_exec"]
+    harness.reset(TASK)
+    code = f"import os\nprint(os.getuid(), os.getppid(), os.path.exists('/proc/{os.getpid()}/environ'))"
+    call = ToolCallPayload(call_id="c1", name="python_exec", arguments={"code": code})
+    [result] = harness.step(Event(payload=call)).observations
+    if confinement_problem() is None:
+        assert (result.payload.content, result.payload.is_error) == ("65534 0 False\n", False)
+    else:  # fails closed: an error result, nothing ran
+        assert result.payload.is_error and "isolation is required" in result.payload.content
