@@ -254,3 +254,11 @@ def register_configs() -> None:
         store.store(group="algorithm", name=f"{name}_schema", node=algorithm.config)
     if not OmegaConf.has_resolver("repo_root"):
         OmegaConf.register_new_resolver("repo_root", repo_root)
+    if not OmegaConf.has_resolver("agenttune_help"):  # the text of `python train.py --help` (conf/hydra/default.yaml)
+        OmegaConf.register_new_resolver("agenttune_help", lambda: _help_text())
+
+
+def _help_text() -> str:
+    from agenttune.cli_help import help_text
+
+    return help_text(Path(repo_root()) / "conf")
