@@ -17,6 +17,9 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, OmegaConf
 
+from agenttune.selfheal.config import SelfHealConfig
+from agenttune.workflows.spec import WorkflowConfig, check_composed
+
 
 @dataclass
 class LoraConfig:
@@ -206,6 +209,8 @@ class TrainConfig:
         None  # start from this checkpoint folder instead of model.path (e.g. a distilled student)
     )
     warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
+    workflow: WorkflowConfig | None = None  # pipeline=workflow: the graph it runs (conf/workflow/)
+    self_heal: SelfHealConfig = field(default_factory=SelfHealConfig)  # pipeline=self_heal
 
 
 GROUP_SCHEMAS = {
@@ -217,6 +222,8 @@ GROUP_SCHEMAS = {
     "retrieval": RetrievalConfig,
     "logger": LoggerConfig,
     "paths": PathsConfig,
+    "workflow": WorkflowConfig,
+    "self_heal": SelfHealConfig,
 }
 
 
@@ -234,6 +241,7 @@ def validate_config(cfg) -> None:
     schema.algorithm = algorithm_info(job["algorithm"]["name"]).config
     schema.warm_start.algorithm = algorithm_info(job["warm_start"]["algorithm"]["name"]).config
     OmegaConf.merge(schema, job)
+    check_composed(cfg)  # a workflow's graph: kinds, edges, reachability, conditions
 
 
 def repo_root() -> str:

@@ -25,6 +25,8 @@ PIPELINES = {
     "distill": "agenttune.pipelines.distill",
     "self_evolve": "agenttune.pipelines.self_evolve",
     "train_on_logs": "agenttune.pipelines.train_on_logs",
+    "workflow": "agenttune.pipelines.workflow",
+    "self_heal": "agenttune.pipelines.self_heal",
 }
 
 
