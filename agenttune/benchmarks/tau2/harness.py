@@ -124,10 +124,13 @@ class Tau2Harness:
         return copy.deepcopy(self._user_tool_schemas)
 
     def tool_kinds(self) -> dict[str, str]:
-        """tau2's annotation of each agent tool: ``read``, ``write``, ``think`` or ``generic``."""
+        """tau2's annotation of each agent tool: ``read``, ``write``, ``think`` or ``generic``; plus, where the
+        domain has them (banking), the kinds of the discoverable tools its gateway tools run."""
         from tau2.environment.toolkit import get_tool_types
 
-        return {name: kind.value for name, kind in get_tool_types(self._template.tools).items()}
+        kinds = {name: kind.value for name, kind in get_tool_types(self._template.tools).items()}
+        discoverable = getattr(self._template.tools, "discoverable_tool_kinds", None)
+        return kinds | (discoverable() if discoverable else {})
 
     def user_tool_kinds(self) -> dict[str, str]:
         """Read/write annotation of the user's own tools (telecom's phone); empty in other domains."""

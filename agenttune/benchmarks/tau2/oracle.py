@@ -99,17 +99,33 @@ def script_engine(script: list[Event]) -> ScriptedEngine:
 Perturbation = Callable[[list[Event], dict[str, str]], list[Event] | None]
 
 
+def call_kind(name: str, arguments: dict[str, Any], kinds: dict[str, str]) -> str | None:
+    """The kind of a call: its tool's, except that a write call naming another known tool among its arguments (a
+    gateway such as banking's ``call_discoverable_agent_tool``) has the kind of the tool it runs."""
+    if kinds.get(name) == "write":
+        for value in arguments.values():
+            if isinstance(value, str) and value != name and value in kinds:
+                return kinds[value]
+    return kinds.get(name)
+
+
+def _kind(event: Event, kinds: dict[str, str]) -> str | None:
+    if event.kind == EventKind.TOOL_CALL:
+        return call_kind(event.payload.name, event.payload.arguments, kinds)
+    if event.kind == EventKind.TEXT and event.payload.text.startswith(USER_REQUEST):
+        name, _, rest = event.payload.text[len(USER_REQUEST) :].partition("(")
+        arguments = json.loads(rest[:-1]) if rest.startswith("{") else {}
+        return call_kind(name, arguments, kinds)
+    return None
+
+
 def _is_write(event: Event, kinds: dict[str, str]) -> bool:
     """A write tool call, or a request that the user run a write tool on their phone."""
-    if event.kind == EventKind.TOOL_CALL:
-        return kinds.get(event.payload.name) == "write"
-    if event.kind == EventKind.TEXT and event.payload.text.startswith(USER_REQUEST):
-        return kinds.get(event.payload.text[len(USER_REQUEST) :].split("(")[0]) == "write"
-    return False
+    return _kind(event, kinds) == "write"
 
 
 def _is_read(event: Event, kinds: dict[str, str]) -> bool:
-    return event.kind == EventKind.TOOL_CALL and kinds.get(event.payload.name) == "read"
+    return event.kind == EventKind.TOOL_CALL and _kind(event, kinds) == "read"
 
 
 def skip_write(script: list[Event], kinds: dict[str, str]) -> list[Event] | None:

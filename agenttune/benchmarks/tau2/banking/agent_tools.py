@@ -17,7 +17,7 @@ from tau2.environment.toolkit import ToolKitBase, ToolType, is_tool
 
 from agenttune.benchmarks.tau2.banking import account_tools, credit_card_tools  # noqa: F401 - register tools
 from agenttune.benchmarks.tau2.banking import knowledge
-from agenttune.benchmarks.tau2.banking.catalogue import bind_arguments, lookup, parse_arguments
+from agenttune.benchmarks.tau2.banking.catalogue import CATALOGUE, bind_arguments, lookup, parse_arguments
 from agenttune.benchmarks.tau2.banking.data import BankingDB
 from agenttune.benchmarks.tau2.banking.money import NOW
 
@@ -51,6 +51,10 @@ def _records(rows: list[dict], what: str) -> str:
 
 class BankingAgentTools(ToolKitBase):
     db: BankingDB
+
+    def discoverable_tool_kinds(self) -> dict[str, str]:
+        """Kinds of the discoverable tools (agent's and user's) the gateway tools run."""
+        return {name: tool.kind for name, tool in CATALOGUE.items()}
 
     # ---- look-ups --------------------------------------------------------------------------------
     @is_tool(ToolType.READ)
