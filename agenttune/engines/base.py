@@ -40,11 +40,18 @@ class Generation:
     logprobs: list[float] | None = None
     finish_reason: Literal["stop", "length"] = "stop"
     info: dict[str, Any] = field(default_factory=dict)
+    error: str = ""  # why the engine produced nothing (unreachable endpoint, unreadable answer); text is ""
 
     @classmethod
     def from_text(cls, text: str, **fields: Any) -> Generation:
         """Parse ``text`` for reasoning and tool calls and build the generation."""
         return cls(text=text, parsed=parse_assistant_text(text), **fields)
+
+    @classmethod
+    def failed(cls, error: str) -> Generation:
+        """A turn the engine could not generate; the episode loop logs ``error`` as an ERROR event (source
+        ``engine``) and ends that episode, never taking the empty text for the model's answer."""
+        return cls(text="", parsed=ParsedMessage([], []), error=error)
 
     @property
     def parse_errors(self) -> list[ParseError]:

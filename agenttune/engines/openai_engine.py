@@ -5,6 +5,10 @@ for local servers), the served model from ``model.engine_model`` (else ``model.n
 ``openai`` package when it is installed, else through plain ``urllib`` JSON; conversations of a batch are sent
 concurrently. Logprobs are requested; the endpoint returns no token ids, so generations are not token-exact.
 Native ``tool_calls`` in the answer and ``<tool_call>`` blocks in its text are both parsed.
+
+A request that fails (endpoint unreachable, HTTP error, time-out) or an answer that cannot be read gives a failed
+:class:`~agenttune.engines.base.Generation` (``error`` set, no text) for that conversation only: the episode loop
+logs it as an ERROR event and the run counts it (``engine/failures``).
 """
 
 from __future__ import annotations
@@ -60,7 +64,14 @@ class OpenAIEngine(Engine):
         self._check_prompt_ids(conversations, prompt_ids)
         payloads = [self._payload(c, tools) for c in conversations]
         with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, len(payloads)))) as pool:
-            return [_generation(response) for response in pool.map(self._post, payloads)]
+            return list(pool.map(self._answer, payloads))
+
+    def _answer(self, payload: dict[str, Any]) -> Generation:
+        """One conversation's generation, or a failed one saying why the endpoint gave none."""
+        try:
+            return _generation(self._post(payload))
+        except Exception as error:  # any failure of the request or the answer fails this generation only
+            return Generation.failed(f"{self.base_url}: {type(error).__name__}: {error}")
 
     def _payload(self, conversation: list[Message], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
         payload: dict[str, Any] = {

@@ -24,7 +24,7 @@ from agenttune.benchmarks.base import Benchmark
 from agenttune.config import AlgorithmConfig, ModelConfig
 from agenttune.engines import build_engine
 from agenttune.engines.base import Engine
-from agenttune.events import EventLogWriter, write_jsonl
+from agenttune.events import write_jsonl
 from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
 from agenttune.pipelines.common import episode_rollouts, train_policy, typed
@@ -96,7 +96,7 @@ def episodes(
             for domain, group in by_domain.items()
             for log in play(cfg, benchmark, agent, group, controllers[domain], **options)
         ]
-    with EventLogWriter(run.eventlog_dir / f"{name}.jsonl") as writer:
+    with run.episode_log(name) as writer:
         for episode in logs:
             writer.write(episode)
     return logs

@@ -6,6 +6,10 @@ metrics, :data:`TRAINER_METRICS`; config digest, git commit, wall time, hardware
 ``task_scores.json`` (each evaluation phase's scores per task, what intervals over seeds and tasks are computed
 from) and the tracker. ``summary.json`` is the source of truth for reports; wandb mirrors it. Used as a context
 manager, a job that raises still writes ``"status": "failed"`` with the error, and the tracker is always finished.
+
+Episodes written through :meth:`RunContext.episode_log` are counted: ``engine/generations`` and ``engine/failures``
+(generations the engine could not produce, e.g. an unreachable endpoint) go to the summary, and a run whose
+generations all failed ends ``"failed"`` with an error saying so, however the pipeline itself ended.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from agenttune.events.io import EventLogWriter
+from agenttune.events.schema import EventKind, EventLog
 from agenttune.tracking.loggers import NullLogger, WandbLogger
 
 # Keys that differ between runs of the same experiment without changing what it computes.
@@ -103,6 +109,19 @@ def run_identity(cfg: DictConfig) -> dict[str, Any]:
     return identity
 
 
+class EpisodeLog(EventLogWriter):
+    """The writer of one phase's episodes: appends each log (see :class:`EventLogWriter`) and counts its
+    generations and the engine's failures among them into the run (:meth:`RunContext.count_generations`)."""
+
+    def __init__(self, path: str | os.PathLike, run: RunContext) -> None:
+        super().__init__(path)
+        self._run = run
+
+    def write(self, log: EventLog) -> None:
+        super().write(log)
+        self._run.count_generations(log)
+
+
 class RunContext:
     def __init__(self, cfg: DictConfig, run_dir: str | os.PathLike, sweep_group: str | None = None):
         self.cfg = cfg
@@ -116,6 +135,7 @@ class RunContext:
         self._sweep_group = sweep_group
         self._logger = NullLogger()
         self._started = time.time()
+        self._first_engine_failure: str | None = None
 
     @property
     def eventlog_dir(self) -> Path:
@@ -126,6 +146,34 @@ class RunContext:
     @property
     def checkpoint_dir(self) -> Path:
         return self.dir / "checkpoints"
+
+    def episode_log(self, name: str) -> EpisodeLog:
+        """A writer appending episodes to ``eventlogs/<name>.jsonl`` that counts them (:meth:`count_generations`)."""
+        return EpisodeLog(self.eventlog_dir / f"{name}.jsonl", self)
+
+    def count_generations(self, log: EventLog) -> None:
+        """Add a finished episode's generations (``engine/generations``) and the engine's failures among them
+        (``engine/failures``) to the summary; the first failure's message is kept for the error of a run whose
+        generations all failed."""
+        for key, field in (("engine/generations", "turns"), ("engine/failures", "engine_failures")):
+            self.final_metrics[key] = self.final_metrics.get(key, 0) + int(log.metadata.get(field, 0))
+        if self._first_engine_failure is None:
+            self._first_engine_failure = next(
+                (
+                    e.payload.message
+                    for e in log.events
+                    if e.kind == EventKind.ERROR and e.payload.source == "engine"
+                ),
+                None,
+            )
+
+    def _every_generation_failed(self) -> str | None:
+        """The error of a run whose engine produced no generation at all (None when it produced one)."""
+        generations = self.final_metrics.get("engine/generations", 0)
+        if generations == 0 or self.final_metrics.get("engine/failures", 0) < generations:
+            return None
+        first = self._first_engine_failure
+        return f"all {generations} generations failed in the engine (engine/failures); the first: {first}"
 
     def log(self, metrics: dict[str, float], step: int | None = None) -> None:
         """Append one JSON object to metrics.jsonl and mirror it to the tracker."""
@@ -189,6 +237,8 @@ class RunContext:
     def __exit__(self, exc_type, exc, tb) -> bool:
         status = "completed" if exc is None else "failed"
         error = None if exc is None else "".join(traceback.format_exception(exc_type, exc, tb))
+        if exc is None and (engine_error := self._every_generation_failed()):
+            status, error = "failed", engine_error
         try:
             self._logger.summary({**self.final_metrics, "status": status})
             self.write_summary(status, error)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -97,3 +98,21 @@ def test_needs_a_base_url(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ValueError, match="OPENAI_BASE_URL"):
         OpenAIEngine("m")
+
+
+def test_an_unreachable_endpoint_or_an_unreadable_answer_is_a_failed_generation(server):
+    server["replies"] = [{"choices": []}]
+    [unreadable] = OpenAIEngine("m", base_url=server["url"], use_openai_package=False).generate([[]])
+    assert unreadable.error.startswith(f"{server['url']}: IndexError") and unreadable.text == ""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"  # bound, never listening
+        engine = OpenAIEngine("m", base_url=url, use_openai_package=False)
+        generations = engine.generate(
+            [[{"role": "user", "content": "a"}], [{"role": "user", "content": "b"}]]
+        )
+    assert len(generations) == 2
+    assert all(
+        g.error.startswith(f"{url}: URLError") and "Connection refused" in g.error for g in generations
+    )
+    assert [(g.text, g.parsed.segments) for g in generations] == [("", []), ("", [])]
