@@ -167,6 +167,28 @@ def write_jsonl(logs: Iterable[EventLog], path: str | os.PathLike, *, fsync: boo
     return count
 
 
+def rewrite_jsonl_tail(path: str | os.PathLike, offset: int, logs: Iterable[EventLog]) -> None:
+    """Replace what ``path`` holds after byte ``offset`` with ``logs``, atomically: a temporary file holding the
+    first ``offset`` bytes and the logs is fsynced and renamed over ``path``, so a crash leaves either the old
+    file or the new one (used to swap episodes appended as they ended for their scored versions)."""
+    path = Path(path)
+    staging = path.with_name(f".{path.name}.tmp")
+    with open(path, "rb") as source:
+        head = source.read(offset)
+    with open(staging, "wb") as out:
+        out.write(head)
+        for log in logs:
+            out.write(log.to_json() + b"\n")
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(staging, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
 def read_jsonl(path: str | os.PathLike, *, strict: bool = True) -> JsonlContents:
     """Load every valid log of a JSONL file (see the module docstring for torn and corrupt lines)."""
     path = str(path)

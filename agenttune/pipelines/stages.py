@@ -19,12 +19,12 @@ from typing import Any
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
-from agenttune.agents.episode import run_episodes, task_id
+from agenttune.agents.episode import Writer, run_episodes, task_id
 from agenttune.benchmarks.base import Benchmark
 from agenttune.config import AlgorithmConfig, ModelConfig
 from agenttune.engines import build_engine
 from agenttune.engines.base import Engine
-from agenttune.events import write_jsonl
+from agenttune.events import EventLogWriter, write_jsonl
 from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
 from agenttune.pipelines.common import episode_rollouts, train_policy, typed
@@ -54,23 +54,23 @@ def play(
     controller: ToolGraphController | None = None,
     harness_for: Callable[[Any], Harness] | None = None,
     max_turns: int | None = None,
+    writer: Writer | None = None,
 ) -> list[EventLog]:
     """One episode per task with the ``strategy`` group (``max_turns`` overrides its turn budget), each in its own
-    harness (``harness_for(task)``, default the benchmark's), recorded by the benchmark; inside ``controller``'s
-    ToolGraph when given. An engine plays every task in one batch; a scripted agent (task -> engine) plays each
-    task on its own."""
+    harness (``harness_for(task)``, default the benchmark's), recorded by the benchmark and handed to ``writer``
+    as soon as it ends; inside ``controller``'s ToolGraph when given. An engine plays every task in one batch; a
+    scripted agent (task -> engine) plays each task on its own."""
     strategy = instantiate(cfg.strategy, **({"max_turns": max_turns} if max_turns else {}))
     harnesses = [(harness_for or benchmark.harness)(task) for task in tasks]
     if controller is not None:
         harnesses, agent = [controller.harness(h) for h in harnesses], controller.agent(agent)
+    options = {"source": benchmark.name, "record": benchmark.record, "writer": writer}
     if isinstance(agent, Engine):
-        logs = run_episodes(agent, harnesses, strategy, tasks, source=benchmark.name)
-    else:
-        logs = [
-            run_episodes(agent(task), [harness], strategy, [task], source=benchmark.name)[0]
-            for task, harness in zip(tasks, harnesses, strict=True)
-        ]
-    return [benchmark.record(episode, harness) for episode, harness in zip(logs, harnesses, strict=True)]
+        return run_episodes(agent, harnesses, strategy, tasks, **options)
+    return [
+        run_episodes(agent(task), [harness], strategy, [task], **options)[0]
+        for task, harness in zip(tasks, harnesses, strict=True)
+    ]
 
 
 def episodes(
@@ -83,23 +83,20 @@ def episodes(
     controllers: Mapping[str, ToolGraphController] | None = None,
     **options: Any,
 ) -> list[EventLog]:
-    """:func:`play` the tasks (``options`` go to it) and write the episodes to ``eventlogs/<name>.jsonl``. With
-    ``controllers`` (domain -> its ToolGraph controller) each domain's tasks run inside its controller."""
-    if controllers is None:
-        logs = play(cfg, benchmark, agent, tasks, **options)
-    else:
+    """:func:`play` the tasks (``options`` go to it), each episode appended to ``eventlogs/<name>.jsonl`` (and
+    fsynced) the moment it ends. With ``controllers`` (domain -> its ToolGraph controller) each domain's tasks run
+    inside its controller."""
+    with EventLogWriter(run.eventlog_dir / f"{name}.jsonl") as writer:
+        if controllers is None:
+            return play(cfg, benchmark, agent, tasks, writer=writer.write, **options)
         by_domain: dict[str, list[Any]] = {}
         for task in tasks:
             by_domain.setdefault(benchmark.domain_of(task), []).append(task)
-        logs = [
+        return [
             log
             for domain, group in by_domain.items()
-            for log in play(cfg, benchmark, agent, group, controllers[domain], **options)
+            for log in play(cfg, benchmark, agent, group, controllers[domain], writer=writer.write, **options)
         ]
-    with run.episode_log(name) as writer:
-        for episode in logs:
-            writer.write(episode)
-    return logs
 
 
 def evaluate(

@@ -13,7 +13,9 @@ both. One call of :class:`EpisodeRollouts`:
 3. scores each finished EventLog with the ``reward`` group (:class:`~agenttune.rewards.episode.EpisodeReward`:
    one REWARD event per component and the ``total``);
 4. tags each log with the policy version (``metadata.policy``: global step and a digest of the trainable weights)
-   and the sampling parameters (``metadata.sampling``), and appends it, full tier, to ``step-<N>.jsonl``;
+   and the sampling parameters (``metadata.sampling``) and appends it, full tier, to ``step-<N>.jsonl`` the moment
+   its episode ends (fsynced: a kill mid-batch loses no finished episode); once the batch is scored, the scored
+   logs replace those lines atomically;
 5. returns what the trainer consumes, read from the logs by :func:`~agenttune.events.projections.rl.rl_row`:
    prompt ids, completion ids (every turn after the first prompt, tool results included), the sampling logprobs
    and ``env_mask`` (1 on generated tokens, 0 on tool results and observations).
@@ -40,6 +42,7 @@ from agenttune.agents.episode import run_episodes
 from agenttune.agents.strategies import ReAct
 from agenttune.engines.base import Engine, Message
 from agenttune.events import EventLogWriter
+from agenttune.events.io import rewrite_jsonl_tail
 from agenttune.events.projections.rl import rl_row
 from agenttune.events.schema import EventKind, EventLog, replace
 from agenttune.harness.protocol import Harness
@@ -149,24 +152,36 @@ class EpisodeRollouts:
                 f"a prompt that opens no training task: {missing}; use EpisodeRollouts.dataset()"
             ) from None
         engine = self.engine(model)
+        policy = {"step": step, "digest": self._policy_digest(model, step)}
+
+        def tag(log: EventLog, harness: Harness) -> EventLog:
+            log = self.record(log, harness) if self.record is not None else log
+            return replace(log, metadata={**log.metadata, "policy": policy, "sampling": self.sampling})
+
+        # each episode is appended to step-<N>.jsonl as it ends, then swapped for its scored version
+        path = self.log_dir / f"step-{step}.jsonl" if self.log_dir is not None else None
+        writer = EventLogWriter(path) if path is not None else None
+        offset = path.stat().st_size if path is not None else 0
         was_training = model.training
         try:
             harnesses = [self.make_harness(task) for task in tasks]
-            logs = run_episodes(engine, harnesses, self.strategy, tasks, source=self.source, full=True)
+            logs = run_episodes(
+                engine,
+                harnesses,
+                self.strategy,
+                tasks,
+                writer=writer.write if writer is not None else None,
+                record=tag,
+                source=self.source,
+                full=True,
+            )
         finally:
             model.train(was_training)
-        if self.record is not None:
-            logs = [self.record(log, harness) for log, harness in zip(logs, harnesses, strict=True)]
+            if writer is not None:
+                writer.close()
         logs = self.reward(logs, tasks)
-        policy = {"step": step, "digest": self._policy_digest(model, step)}
-        logs = [
-            replace(log, metadata={**log.metadata, "policy": policy, "sampling": self.sampling})
-            for log in logs
-        ]
-        if self.log_dir is not None:
-            with EventLogWriter(self.log_dir / f"step-{step}.jsonl") as writer:
-                for log in logs:
-                    writer.write(log)
+        if path is not None:
+            rewrite_jsonl_tail(path, offset, logs)
         rows = [self._row(log, engine) for log in logs]
         return RolloutBatch(
             logs=logs,

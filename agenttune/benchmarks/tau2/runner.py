@@ -35,21 +35,22 @@ def run_tasks(
     domain: str,
     agent_name: str = "",
     progress: bool = False,
+    writer: Callable[[EventLog], None] | None = None,
 ) -> list[EventLog]:
-    """One recorded episode per task, in task order (see the module docstring)."""
+    """One recorded episode per task, in task order (see the module docstring); ``writer`` receives each recorded
+    log the moment its episode ends (an :class:`~agenttune.events.io.EventLogWriter`'s ``write``)."""
     task_list = list(tasks)
     harnesses = [make_harness() for _ in task_list]
     if not harnesses:
         return []
     strategy = ReAct(max_turns=harnesses[0].max_steps)
-    source = f"tau2_{domain}"
+    recorded = lambda log, harness: record(log, harness, domain, agent_name)  # noqa: E731
+    options = {"source": f"tau2_{domain}", "record": recorded, "writer": writer}
     if isinstance(engine, Engine):
-        logs = run_episodes(engine, harnesses, strategy, task_list, source=source)
-    else:
-        pairs = list(zip(task_list, harnesses, strict=True))
-        iterator = tqdm(pairs, desc=f"tau2 {domain}") if progress else pairs
-        logs = [run_episodes(engine(t), [h], strategy, [t], source=source)[0] for t, h in iterator]
-    return [record(log, harness, domain, agent_name) for log, harness in zip(logs, harnesses, strict=True)]
+        return run_episodes(engine, harnesses, strategy, task_list, **options)
+    pairs = list(zip(task_list, harnesses, strict=True))
+    iterator = tqdm(pairs, desc=f"tau2 {domain}") if progress else pairs
+    return [run_episodes(engine(t), [h], strategy, [t], **options)[0] for t, h in iterator]
 
 
 def record(log: EventLog, harness: Any, domain: str, agent_name: str) -> EventLog:
