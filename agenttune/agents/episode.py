@@ -6,7 +6,9 @@ call per distinct tool set). Each generation becomes events (REASONING, TEXT, TO
 parser errors); its actions go to the strategy or the harness; every observation is recorded; a TURN_COMPLETE
 closes the turn with ``end_of_turn`` or, on the last turn, why the episode ended (``agent_stop``, ``harness_done``,
 ``max_turns``, ``error``). A harness reward becomes a REWARD event (scope ``episode`` when it ends the episode,
-``turn`` for an attempt a strategy retries).
+``turn`` for an attempt a strategy retries). A generation the engine failed to produce (``Generation.error``, e.g. an
+unreachable endpoint) becomes an ERROR event (source ``engine``) and ends its episode with ``error``; each log's
+metadata counts its generations (``turns``) and those failures (``engine_failures``).
 
 Which actions run: the turn's tool calls, in order, until one ends the episode; a turn without tool calls sends
 its text to the harness (an answer, or a message to a simulated user); a turn whose only calls were malformed
@@ -72,6 +74,7 @@ class Episode:
         self.sampled: list[tuple[int, int]] = []  # full tier: where each completion lies in the token ids
         self.state: EpisodeState | None = None
         self.finished = False
+        self.engine_failures = 0  # turns the engine could not generate (0 or 1: a failure ends the episode)
 
     def start(self) -> None:
         try:
@@ -93,6 +96,9 @@ class Episode:
 
     def finish_turn(self, generation: Generation) -> None:
         """Log the generation, run its actions, let the strategy observe, close the turn."""
+        if generation.error:
+            self._engine_failed(generation.error)
+            return
         state, step = self.state, self.state.step
         call_ids = [f"call_{step}_{i}" for i in range(len(generation.parsed.tool_calls))]
         assistant = generation.parsed.to_message(call_ids)
@@ -161,6 +167,18 @@ class Episode:
             return
         self.strategy.restart(self.state, opening)
 
+    def _engine_failed(self, message: str) -> None:
+        """The engine generated nothing for this turn: an ERROR event (source ``engine``) ends the episode."""
+        step = self.state.step
+        self.engine_failures += 1
+        self.events += [
+            Event(payload=ErrorPayload(source="engine", message=message), actor="system", step=step),
+            Event(payload=TurnCompletePayload(reason=ERROR), actor="system", step=step),
+        ]
+        self.state.termination = ERROR
+        self.state.step += 1
+        self.finished = True
+
     def _fail(self, error: Exception, step: int) -> None:
         self.events.append(_error_event(error, step))
         self.events.append(Event(payload=TurnCompletePayload(reason=ERROR), actor="system", step=step))
@@ -183,6 +201,7 @@ class Episode:
                 "engine": type(engine).__name__,
                 "termination": termination,
                 "turns": self.state.step if self.state is not None else 0,
+                "engine_failures": self.engine_failures,
             },
         )
 

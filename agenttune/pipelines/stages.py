@@ -24,7 +24,7 @@ from agenttune.benchmarks.base import Benchmark
 from agenttune.config import AlgorithmConfig, ModelConfig
 from agenttune.engines import build_engine
 from agenttune.engines.base import Engine
-from agenttune.events import EventLogWriter, write_jsonl
+from agenttune.events import write_jsonl
 from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
 from agenttune.pipelines.common import episode_rollouts, train_policy, typed
@@ -86,7 +86,7 @@ def episodes(
     """:func:`play` the tasks (``options`` go to it), each episode appended to ``eventlogs/<name>.jsonl`` (and
     fsynced) the moment it ends. With ``controllers`` (domain -> its ToolGraph controller) each domain's tasks run
     inside its controller."""
-    with EventLogWriter(run.eventlog_dir / f"{name}.jsonl") as writer:
+    with run.episode_log(name) as writer:
         if controllers is None:
             return play(cfg, benchmark, agent, tasks, writer=writer.write, **options)
         by_domain: dict[str, list[Any]] = {}
