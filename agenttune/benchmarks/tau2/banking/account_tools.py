@@ -8,8 +8,8 @@ import json
 
 from agenttune.benchmarks.tau2.banking.catalogue import discoverable
 from agenttune.benchmarks.tau2.banking.data import BankingDB, seeded_id
-from agenttune.benchmarks.tau2.banking.money import age_days, dollars, today
 from agenttune.benchmarks.tau2.banking.money import amount as parse_amount
+from agenttune.benchmarks.tau2.banking.money import dollars, today
 
 ACCOUNT_TYPES = ("checking", "savings", "business_checking", "business_savings")
 OPEN = ("OPEN", "ACTIVE")
@@ -89,7 +89,10 @@ def open_bank_account_4821(db: BankingDB, user_id: str, account_type: str, accou
 
 @discoverable("agent", "write")
 def close_bank_account_7392(
-    db: BankingDB, account_id: str, reason: str = "Customer requested closure", waive_early_closure_fee: bool = False
+    db: BankingDB,
+    account_id: str,
+    reason: str = "Customer requested closure",
+    waive_early_closure_fee: bool = False,
 ) -> str:
     """Close a bank account whose balance is $0.00.
 
@@ -134,7 +137,9 @@ def transfer_funds_between_bank_accounts_7291(
     return f"Transferred {dollars(amount)} from {source_account_id} to {destination_account_id}."
 
 
-def _apply_credit(db: BankingDB, account_id: str, amount: float, credit_type: str, kind: str, types: tuple) -> str:
+def _apply_credit(
+    db: BankingDB, account_id: str, amount: float, credit_type: str, kind: str, types: tuple
+) -> str:
     if amount <= 0:
         raise ValueError("amount must be positive")
     _one_of("credit_type", credit_type, types)
@@ -146,7 +151,9 @@ def _apply_credit(db: BankingDB, account_id: str, amount: float, credit_type: st
 
 
 @discoverable("agent", "write")
-def apply_checking_account_credit_5829(db: BankingDB, account_id: str, amount: float, credit_type: str) -> str:
+def apply_checking_account_credit_5829(
+    db: BankingDB, account_id: str, amount: float, credit_type: str
+) -> str:
     """Credit a checking account, e.g. to refund a fee.
 
     Args:
@@ -173,7 +180,12 @@ def apply_savings_account_credit_6831(db: BankingDB, account_id: str, amount: fl
 
 @discoverable("agent", "write")
 def submit_interest_discrepancy_report_7294(
-    db: BankingDB, account_id: str, user_id: str, expected_apy: float, actual_apy: float, amount_difference: float
+    db: BankingDB,
+    account_id: str,
+    user_id: str,
+    expected_apy: float,
+    actual_apy: float,
+    amount_difference: float,
 ) -> str:
     """Report that an account earned interest at a different rate than it should have.
 
@@ -251,7 +263,9 @@ def order_debit_card_5739(
     if account.get("user_id") != user_id:
         raise ValueError(f"account {account_id!r} does not belong to user {user_id!r}")
     if "checking" not in _account_type(account):
-        raise ValueError(f"debit cards are only for checking accounts; {account_id!r} is {_account_type(account)}")
+        raise ValueError(
+            f"debit cards are only for checking accounts; {account_id!r} is {_account_type(account)}"
+        )
     if any(c.get("status") == "ACTIVE" for c in db.where("debit_cards", account_id=account_id)):
         raise ValueError(f"account {account_id!r} already has an active debit card")
     fees = delivery_fee + design_fee + (excess_replacement_fee or 0.0)
@@ -266,7 +280,9 @@ def order_debit_card_5739(
     if fees > 0:
         _credit(db, account, -fees, "card_fee", f"DEBIT CARD ORDER {order['order_id']}")
     _issue_card(db, account_id, user_id, order["order_id"])
-    return f"Debit card ordered ({order['order_id']}, {delivery_option}, {card_design}); fees {dollars(fees)}."
+    return (
+        f"Debit card ordered ({order['order_id']}, {delivery_option}, {card_design}); fees {dollars(fees)}."
+    )
 
 
 @discoverable("agent", "write")
@@ -284,9 +300,13 @@ def activate_debit_card_8292(
     """
     card = _card(db, card_id)
     if card.get("status") != "PENDING":
-        raise ValueError(f"debit card {card_id!r} is {card.get('status')}; only a PENDING card can be activated")
+        raise ValueError(
+            f"debit card {card_id!r} is {card.get('status')}; only a PENDING card can be activated"
+        )
     if card.get("issue_reason") not in ("lost", "stolen", "fraud"):
-        raise ValueError(f"debit card {card_id!r} is not a replacement card; use the activation tool for its kind")
+        raise ValueError(
+            f"debit card {card_id!r} is not a replacement card; use the activation tool for its kind"
+        )
     expiry = str(card.get("expiration_date", ""))
     expected = f"{expiry[:2]}/{expiry[-2:]}" if len(expiry) == 10 else expiry
     if (last_4_digits, cvv, expiration_date) != (card.get("last_4_digits"), card.get("cvv"), expected):
@@ -322,7 +342,12 @@ def _issue_card(db: BankingDB, account_id: str, user_id: str, order_id: str) -> 
 
 
 def _check_pin(pin: str) -> None:
-    if not (len(pin) == 4 and pin.isdigit()) or len(set(pin)) == 1 or pin in "0123456789" or pin in "9876543210":
+    if (
+        not (len(pin) == 4 and pin.isdigit())
+        or len(set(pin)) == 1
+        or pin in "0123456789"
+        or pin in "9876543210"
+    ):
         raise ValueError("the PIN must be 4 digits, not all the same and not a sequence")
 
 
@@ -389,7 +414,9 @@ def clear_debit_card_fraud_alert_4892(db: BankingDB, card_id: str, reason: str) 
         if not card.get("fraud_alert_active"):
             raise ValueError(f"debit card {card_id!r} has no active fraud alert")
         if card.get("alert_source") == "bank_initiated":
-            raise ValueError("a bank-initiated fraud alert cannot be cleared here; transfer to the security team")
+            raise ValueError(
+                "a bank-initiated fraud alert cannot be cleared here; transfer to the security team"
+            )
         card.update(fraud_alert_active=False, alert_source=None, fraud_alert_cleared_date=today())
     return f"Block on debit card {card_id} cleared ({reason})."
 

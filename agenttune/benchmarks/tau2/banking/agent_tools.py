@@ -15,8 +15,7 @@ import json
 
 from tau2.environment.toolkit import ToolKitBase, ToolType, is_tool
 
-from agenttune.benchmarks.tau2.banking import account_tools, credit_card_tools  # noqa: F401 - register tools
-from agenttune.benchmarks.tau2.banking import knowledge
+from agenttune.benchmarks.tau2.banking import account_tools, credit_card_tools, knowledge  # noqa: F401 - register tools
 from agenttune.benchmarks.tau2.banking.catalogue import CATALOGUE, bind_arguments, lookup, parse_arguments
 from agenttune.benchmarks.tau2.banking.data import BankingDB
 from agenttune.benchmarks.tau2.banking.money import NOW
@@ -115,7 +114,9 @@ class BankingAgentTools(ToolKitBase):
         Args:
             user_id: the user's id
         """
-        return _records(self.db.where("credit_card_accounts", user_id=user_id), f"credit card accounts of {user_id}")
+        return _records(
+            self.db.where("credit_card_accounts", user_id=user_id), f"credit card accounts of {user_id}"
+        )
 
     @is_tool(ToolType.READ)
     def KB_search(self, query: str) -> str:  # noqa: N802 - the name the domain's policy uses
@@ -209,7 +210,10 @@ class BankingAgentTools(ToolKitBase):
             raise ValueError(f"{agent_tool_name} is locked: call unlock_discoverable_agent_tool first")
         bound = bind_arguments(tool, parse_arguments(arguments))
         if tool.kind == "write":
-            self.db.table("agent_discoverable_tools")[agent_tool_name] = {"tool_name": agent_tool_name, "status": "CALLED"}
+            self.db.table("agent_discoverable_tools")[agent_tool_name] = {
+                "tool_name": agent_tool_name,
+                "status": "CALLED",
+            }
         return tool.function(self.db, **bound)
 
     @is_tool(ToolType.GENERIC)

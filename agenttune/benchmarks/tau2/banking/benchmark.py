@@ -10,7 +10,11 @@ from agenttune.benchmarks.tau2.benchmark import Tau2
 
 def use_configured_retrieval(cfg) -> None:
     """Point ``KB_search`` at the backend ``cfg.retrieval`` names."""
-    options = {"rrf_k": cfg.retrieval.rrf_k, "weights": dict(cfg.retrieval.weights)} if cfg.retrieval.name == "hybrid" else {}
+    options = (
+        {"rrf_k": cfg.retrieval.rrf_k, "weights": dict(cfg.retrieval.weights)}
+        if cfg.retrieval.name == "hybrid"
+        else {}
+    )
     knowledge.use_backend(cfg.retrieval.name, cfg.paths.cache_dir, **options)
 
 

@@ -36,7 +36,9 @@ class DiscoverableTool:
         signature = inspect.signature(self.function)
         lines = [f"{self.name}: {self.description}", "Parameters:"]
         for name, param in list(signature.parameters.items())[1:]:
-            optional = "" if param.default is inspect.Parameter.empty else f" (optional, default {param.default!r})"
+            optional = (
+                "" if param.default is inspect.Parameter.empty else f" (optional, default {param.default!r})"
+            )
             lines.append(f"  - {name}{optional}: {self.parameters.get(name, '')}")
         if len(lines) == 2:
             lines.append("  (none)")
@@ -64,7 +66,9 @@ def discoverable(side: Side, kind: Kind) -> Callable[[Callable[..., str]], Calla
 def lookup(name: str, side: Side) -> DiscoverableTool:
     tool = CATALOGUE.get(name)
     if tool is None or tool.side != side:
-        raise ValueError(f"unknown {side} discoverable tool {name!r}; search the knowledge base for the exact name")
+        raise ValueError(
+            f"unknown {side} discoverable tool {name!r}; search the knowledge base for the exact name"
+        )
     return tool
 
 
@@ -90,7 +94,9 @@ def bind_arguments(tool: DiscoverableTool, arguments: dict[str, Any]) -> dict[st
     params = dict(list(signature.parameters.items())[1:])
     unknown = sorted(set(arguments) - set(params))
     if unknown:
-        raise ValueError(f"{tool.name} has no parameter {', '.join(unknown)}; it takes {', '.join(params) or 'none'}")
+        raise ValueError(
+            f"{tool.name} has no parameter {', '.join(unknown)}; it takes {', '.join(params) or 'none'}"
+        )
     missing = [n for n, p in params.items() if p.default is inspect.Parameter.empty and n not in arguments]
     if missing:
         raise ValueError(f"{tool.name} needs {', '.join(missing)}")
@@ -108,5 +114,5 @@ def _coerce(tool: str, name: str, value: Any, hint: Any) -> Any:
         str: isinstance(value, str),
     }[base]
     if not ok:
-        raise ValueError(f"{tool}: {name} must be a {base.__name__}, got {value!r}")
+        raise ValueError(f"{tool}: {name} must be of type {base.__name__}, got {value!r}")
     return base(value)

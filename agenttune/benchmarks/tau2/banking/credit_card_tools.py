@@ -108,7 +108,11 @@ def file_credit_card_transaction_dispute_4829(
         provisional_credit_given=eligible_for_provisional_credit, submitted_at=today(), status="SUBMITTED",
     )  # fmt: skip
     dispute = db.insert("transaction_disputes", "dsp", fields, "dispute_id")
-    credit = "provisional credit within 2 business days" if eligible_for_provisional_credit else "no provisional credit"
+    credit = (
+        "provisional credit within 2 business days"
+        if eligible_for_provisional_credit
+        else "no provisional credit"
+    )
     return f"Dispute {dispute['dispute_id']} filed for transaction {transaction_id} ({dispute_reason}); {credit}."
 
 
@@ -254,7 +258,12 @@ def apply_statement_credit_8472(
 
 @discoverable("agent", "write")
 def apply_credit_card_account_flag_6147(
-    db: BankingDB, credit_card_account_id: str, user_id: str, flag_type: str, expiration_date: str, reason: str
+    db: BankingDB,
+    credit_card_account_id: str,
+    user_id: str,
+    flag_type: str,
+    expiration_date: str,
+    reason: str,
 ) -> str:
     """Put a flag on a credit card account, such as an annual fee waiver.
 
@@ -266,14 +275,18 @@ def apply_credit_card_account_flag_6147(
         reason: one of retention_offer, loyalty_benefit, promotional, error_correction, other
     """
     _one_of("flag_type", flag_type, ("annual_fee_waived", "promotional_apr", "rewards_bonus", "other"))
-    _one_of("reason", reason, ("retention_offer", "loyalty_benefit", "promotional", "error_correction", "other"))
+    _one_of(
+        "reason", reason, ("retention_offer", "loyalty_benefit", "promotional", "error_correction", "other")
+    )
     _card_account(db, credit_card_account_id, user_id)
     fields = dict(
         credit_card_account_id=credit_card_account_id, user_id=user_id, flag_type=flag_type,
         effective_date=today(), expiration_date=expiration_date, reason=reason, status="ACTIVE",
     )  # fmt: skip
     flag = db.insert("credit_card_account_flags", "ccflag", fields, "flag_id")
-    return f"Flag {flag_type} applied to {credit_card_account_id} until {expiration_date} ({flag['flag_id']})."
+    return (
+        f"Flag {flag_type} applied to {credit_card_account_id} until {expiration_date} ({flag['flag_id']})."
+    )
 
 
 @discoverable("agent", "write")
@@ -311,7 +324,10 @@ def pay_credit_card_from_checking_9182(
     if "checking" not in str(checking.get("class", checking.get("account_type", ""))):
         raise ValueError(f"account {checking_account_id!r} is not a checking account")
     card = _card_account(db, credit_card_account_id, user_id)
-    available, owed = parse_amount(checking.get("current_holdings")), parse_amount(card.get("current_balance"))
+    available, owed = (
+        parse_amount(checking.get("current_holdings")),
+        parse_amount(card.get("current_balance")),
+    )
     if amount > available:
         raise ValueError(f"insufficient funds: {dollars(available)} available, {dollars(amount)} requested")
     if amount > owed:
@@ -379,7 +395,9 @@ def get_payment_history_6183(db: BankingDB, credit_card_account_id: str, months:
 
 def _decide_increase(db: BankingDB, account_id: str, user_id: str, status: str, **decision: object) -> dict:
     _card_account(db, account_id, user_id)
-    fields = dict(credit_card_account_id=account_id, user_id=user_id, decided_date=today(), status=status, **decision)
+    fields = dict(
+        credit_card_account_id=account_id, user_id=user_id, decided_date=today(), status=status, **decision
+    )
     return db.insert("credit_limit_increase_requests", "cli", fields, "request_id")
 
 

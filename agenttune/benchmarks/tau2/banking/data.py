@@ -64,7 +64,9 @@ class BankingDB(DB):
     debit_card_disputes: Table = Field(default_factory=Table)
     interest_discrepancy_reports: Table = Field(default_factory=Table)
     task_config: Table = Field(default_factory=Table)  # per-task settings from a task's initial state
-    agent_discoverable_tools: Table = Field(default_factory=Table)  # discoverable write tools the agent called
+    agent_discoverable_tools: Table = Field(
+        default_factory=Table
+    )  # discoverable write tools the agent called
     user_discoverable_tools: Table = Field(default_factory=Table)  # tools the agent gave the user
     user_discoverable_tool_calls: Table = Field(default_factory=Table)  # the user's calls of given tools
     human_transfer_requests: Table = Field(default_factory=Table)
@@ -157,7 +159,9 @@ def load_documents(folder: Path | None = None) -> list[Document]:
     documents = []
     for file in files:
         raw = _read_json(file)
-        if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in ("id", "title", "content")):
+        if not isinstance(raw, dict) or not all(
+            isinstance(raw.get(k), str) for k in ("id", "title", "content")
+        ):
             raise BankingDataError(f"{file}: a document needs string fields id, title and content")
         documents.append(Document(raw["id"], raw["title"], raw["content"]))
     return sorted(documents, key=lambda d: d.id)

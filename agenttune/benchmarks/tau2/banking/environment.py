@@ -28,7 +28,13 @@ SEARCH_NOTE = (
 @cache
 def policy() -> str:
     """The domain policy: the data's policy header, how to search, and the discoverable-tool instructions."""
-    return "\n\n".join([read_prompt_component("policy_header"), SEARCH_NOTE, read_prompt_component("additional_instructions")])
+    return "\n\n".join(
+        [
+            read_prompt_component("policy_header"),
+            SEARCH_NOTE,
+            read_prompt_component("additional_instructions"),
+        ]
+    )
 
 
 def get_environment(db: BankingDB | None = None, solo_mode: bool = False) -> Environment:
@@ -51,6 +57,8 @@ def get_tasks_split() -> dict[str, list[str]]:
 def get_tasks(task_split_name: str | None = "base") -> list[Task]:
     splits = get_tasks_split()
     if task_split_name not in splits:
-        raise ValueError(f"unknown banking_knowledge split {task_split_name!r}; choose one of {sorted(splits)}")
+        raise ValueError(
+            f"unknown banking_knowledge split {task_split_name!r}; choose one of {sorted(splits)}"
+        )
     wanted = set(splits[task_split_name])
     return [task.model_copy(deep=True) for task in _all_tasks() if task.id in wanted]

@@ -33,10 +33,14 @@ class KnowledgeSettings:
 _SETTINGS = KnowledgeSettings()
 
 
-def use_backend(backend: str, cache_dir: str | Path | None = None, top_k: int = DEFAULT_TOP_K, **options: Any) -> None:
+def use_backend(
+    backend: str, cache_dir: str | Path | None = None, top_k: int = DEFAULT_TOP_K, **options: Any
+) -> None:
     """Search the knowledge base with ``backend`` from now on (in this process)."""
     global _SETTINGS
-    frozen = tuple(sorted((k, tuple(sorted(v.items())) if isinstance(v, dict) else v) for k, v in options.items()))
+    frozen = tuple(
+        sorted((k, tuple(sorted(v.items())) if isinstance(v, dict) else v) for k, v in options.items())
+    )
     _SETTINGS = KnowledgeSettings(backend, str(cache_dir) if cache_dir else None, top_k, frozen)
 
 
@@ -78,4 +82,6 @@ def search(query: str) -> str:
     found = ranked_documents(query, _SETTINGS.top_k)
     if not found:
         return "No documents matched the query."
-    return "\n\n".join(f"[{doc_id}] {documents()[doc_id].title}\n{documents()[doc_id].content}" for doc_id in found)
+    return "\n\n".join(
+        f"[{doc_id}] {documents()[doc_id].title}\n{documents()[doc_id].content}" for doc_id in found
+    )

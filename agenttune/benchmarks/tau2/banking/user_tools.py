@@ -44,7 +44,9 @@ def get_referral_link(db: BankingDB, user_id: str, card_name: str) -> str:
         card_name: the card to refer a friend to
     """
     db.record("users", user_id, "user")
-    return f"https://rho-bank.example/refer/{content_id(user_id, card_name)}?card={card_name.replace(' ', '+')}"
+    return (
+        f"https://rho-bank.example/refer/{content_id(user_id, card_name)}?card={card_name.replace(' ', '+')}"
+    )
 
 
 @discoverable("user", "read")
@@ -125,7 +127,12 @@ class BankingUserTools(ToolKitBase):
             account_type: the account or card you refer your friend to
         """
         self.db.record("users", user_id, "user")
-        fields = dict(referrer_id=user_id, referred_account_type=account_type, referral_status="NO_PROGRESS", date=today())
+        fields = dict(
+            referrer_id=user_id,
+            referred_account_type=account_type,
+            referral_status="NO_PROGRESS",
+            date=today(),
+        )
         referral = self.db.insert("referrals", "ref", fields, "referral_id")
         return f"Referral {referral['referral_id']} to {account_type} submitted."
 
@@ -154,7 +161,9 @@ class BankingUserTools(ToolKitBase):
     @is_tool(ToolType.WRITE)
     def request_human_agent_transfer(self) -> str:
         """Ask to be transferred to a human agent."""
-        self.db.insert("human_transfer_requests", "xfer", {"requested_at": today(), "by": "user"}, "request_id")
+        self.db.insert(
+            "human_transfer_requests", "xfer", {"requested_at": today(), "by": "user"}, "request_id"
+        )
         return "You asked for a human agent; the agent has been told."
 
     @is_tool(ToolType.WRITE)
@@ -178,4 +187,8 @@ class BankingUserTools(ToolKitBase):
     def list_discoverable_user_tools(self) -> str:
         """List the tools the agent gave you."""
         given = sorted(self.db.user_discoverable_tools.data)
-        return "\n\n".join(CATALOGUE[name].card() for name in given) if given else "You have not been given any tools."
+        return (
+            "\n\n".join(CATALOGUE[name].card() for name in given)
+            if given
+            else "You have not been given any tools."
+        )
