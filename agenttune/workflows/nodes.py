@@ -86,16 +86,21 @@ class WorkflowContext:
         return lambda task: self.benchmark.teacher(task, None, kind)
 
     def play(self, node: NodeConfig, tasks: list[Any]) -> tuple[list[EventLog], list[dict[str, float]]]:
-        """Episodes of ``tasks`` by the node's player, scored by the ``reward`` group, with the benchmark's
-        per-episode scores (empty mappings for a benchmark without them)."""
-        from agenttune.pipelines.stages import play
-
-        benchmark = self.benchmark
-        logs = play(self.cfg, benchmark, self.player(node.player), tasks, max_turns=node.max_turns or None)
-        logs = benchmark.reward()(logs, tasks)
-        scores = benchmark.episode_scores(logs, tasks) or [{} for _ in logs]
+        """:func:`scored_episodes` of ``tasks`` by the node's player."""
+        logs, scores = scored_episodes(
+            self.cfg, self.benchmark, self.player(node.player), tasks, node.max_turns
+        )
         self.episodes += len(logs)
         return logs, scores
+
+
+def scored_episodes(cfg, benchmark, agent, tasks: list[Any], max_turns: int = 0):
+    """Episodes of ``tasks`` played by ``agent`` (an engine, or task -> scripted engine), scored by the ``reward``
+    group, with the benchmark's per-episode scores (empty mappings for a benchmark without them)."""
+    from agenttune.pipelines.stages import play
+
+    logs = benchmark.reward()(play(cfg, benchmark, agent, tasks, max_turns=max_turns or None), tasks)
+    return logs, benchmark.episode_scores(logs, tasks) or [{} for _ in logs]
 
 
 def agent(node: NodeConfig, context: WorkflowContext, values: Mapping[str, Any]) -> NodeResult:
