@@ -102,10 +102,11 @@ class ToolGraphHarness:
                 "arguments. Use the result you have, or do something else."
             )
         if self.config.pre_act_gate:
-            missing = self.graph.missing_prerequisites(name, self.history, use_rules=self.config.domain_rules)
+            node = self.graph.node(action)
+            missing = self.graph.missing_prerequisites(node, self.history, use_rules=self.config.domain_rules)
             if missing:
                 needs = "; and ".join(" or ".join(sorted(group)) for group in missing)
-                return f"{BLOCKED_PREFIX} gate: {name} changes records; first call {needs}."
+                return f"{BLOCKED_PREFIX} gate: {node} needs earlier steps; first call {needs}."
         return None
 
     def snapshot(self) -> Any:

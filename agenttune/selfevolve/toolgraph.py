@@ -13,6 +13,10 @@ How edges are derived (no hand-written table):
 4. A write tool's *prerequisites*: for each entity it consumes that some read tool produces, one of those
    read tools must have been called earlier in the episode. Domain rules can add tools that must all
    have been called (``rules["prerequisites"][tool]``).
+5. Gateways (banking's discoverable tools): a harness may name the graph node of a call (``tool_node``:
+   ``call_discoverable_agent_tool(agent_tool_name=X)`` is node ``X``, unlocking X is ``unlock_...:X``), describe
+   the tools behind its gateways (``node_schemas``) and require nodes before others whatever their kind
+   (``tool_requirements``: X only after its unlock). Without them a call's node is its tool's name.
 
 Read/write classification is tau2's own annotation of each tool (``ToolType`` read, write, think,
 generic), passed in as ``kinds``.
@@ -26,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from agenttune.events.schema import Event, EventKind, EventLog
@@ -70,11 +74,16 @@ class ToolGraph:
         consumes: dict[str, set[str]],
         produces: dict[str, set[str]],
         rules: dict[str, Any] | None = None,
+        node_of: Callable[[str, dict[str, Any]], str] | None = None,
+        requires: dict[str, list[str]] | None = None,
     ) -> None:
         self.kinds = dict(kinds)
         self.consumes = consumes
         self.produces = produces
         self.rules = rules or {}
+        self.node_of = node_of
+        self.requires = requires or {}
+        self.behind_gateways: set[str] = set()  # tools reached through a gateway: never named in the prompt
         self.edges: dict[tuple[str, str], set[str]] = {}
         for source, made in produces.items():
             for target, needed in consumes.items():
@@ -90,6 +99,8 @@ class ToolGraph:
         kinds: dict[str, str],
         outputs: dict[str, Iterable[str]],
         rules: dict[str, Any] | None = None,
+        node_of: Callable[[str, dict[str, Any]], str] | None = None,
+        requires: dict[str, list[str]] | None = None,
     ) -> ToolGraph:
         """From OpenAI-style tool schemas, read/write kinds and the field names each tool returns."""
         consumes: dict[str, set[str]] = {}
@@ -102,12 +113,27 @@ class ToolGraph:
         for name, fields in outputs.items():
             made = {entity_of(f) or f.removesuffix("s") for f in fields}
             produces[name] = made & wanted
-        return cls(kinds, consumes, produces, rules)
+        return cls(kinds, consumes, produces, rules, node_of, requires)
 
     @classmethod
     def from_harness(cls, harness: DescribesTools, rules: dict[str, Any] | None = None) -> ToolGraph:
-        """From a harness that describes its tools (``Tau2Harness`` does)."""
-        return cls.build(harness.tool_schemas(), harness.tool_kinds(), harness.tool_outputs(), rules)
+        """From a harness that describes its tools (``Tau2Harness`` does), gateways included (item 5 above)."""
+        schemas = harness.tool_schemas() + (
+            harness.node_schemas() if hasattr(harness, "node_schemas") else []
+        )
+        requires = harness.tool_requirements() if hasattr(harness, "tool_requirements") else None
+        node_of = getattr(harness, "tool_node", None)
+        graph = cls.build(schemas, harness.tool_kinds(), harness.tool_outputs(), rules, node_of, requires)
+        graph.behind_gateways = {s["function"]["name"] for s in schemas} - {
+            s["function"]["name"] for s in harness.tool_schemas()
+        }
+        return graph
+
+    def node(self, event: Event) -> str:
+        """The graph node of an agent action (:func:`action_node`, through the harness's gateways)."""
+        if event.kind == EventKind.TOOL_CALL and self.node_of is not None:
+            return self.node_of(event.payload.name, event.payload.arguments)
+        return action_node(event)
 
     # ---- structure -----------------------------------------------------------------------------
     def is_write(self, tool: str) -> bool:
@@ -119,10 +145,14 @@ class ToolGraph:
         }
 
     def prerequisites(self, tool: str, use_rules: bool = True) -> list[set[str]]:
-        """Groups of tools; one tool of each group must have run before ``tool`` (writes only)."""
+        """Groups of tools; one tool of each group must have run before ``tool`` (the harness's requirements
+        for any tool, the schema's and the rules' for writes)."""
+        structural = [{node} for node in self.requires.get(tool, [])]
         if not self.is_write(tool):
-            return []
-        groups = [readers for e in sorted(self.consumes.get(tool, ())) if (readers := self.readers_of(e))]
+            return structural
+        groups = structural + [
+            readers for e in sorted(self.consumes.get(tool, ())) if (readers := self.readers_of(e))
+        ]
         if use_rules:
             groups += [{required} for required in self.rules.get("prerequisites", {}).get(tool, [])]
         # a group that contains another is implied by it
@@ -133,7 +163,7 @@ class ToolGraph:
         self, tool: str, history: Sequence[Event], use_rules: bool = True
     ) -> list[set[str]]:
         """Prerequisite groups of ``tool`` none of whose tools was called (successfully) in ``history``."""
-        done = _successful_calls(history)
+        done = {self.node(e) for e in _successful_calls(history)}
         return [group for group in self.prerequisites(tool, use_rules) if not group & done]
 
     # ---- weights -------------------------------------------------------------------------------
@@ -143,7 +173,7 @@ class ToolGraph:
         for log in logs:
             if episode_reward(log) < min_reward:
                 continue
-            nodes = [START] + [action_node(e) for e in log.events if _is_action(e)] + [END]
+            nodes = [START] + [self.node(e) for e in log.events if _is_action(e)] + [END]
             self.counts.update(zip(nodes, nodes[1:], strict=False))
         return self
 
@@ -171,8 +201,8 @@ class ToolGraph:
         """Graph score of a candidate action: log transition probability from the last action, minus 2
         per unmet prerequisite group of a write, minus 3 per earlier identical call."""
         actions = [e for e in history if _is_action(e)]
-        previous = action_node(actions[-1]) if actions else START
-        node = action_node(candidate)
+        previous = self.node(actions[-1]) if actions else START
+        node = self.node(candidate)
         value = math.log(self.transition(previous, node))
         if candidate.kind == EventKind.TOOL_CALL:
             value -= 2.0 * len(self.missing_prerequisites(node, history, use_rules))
@@ -190,8 +220,9 @@ class ToolGraph:
     def planning_prompt(self, use_rules: bool = True, top_k: int = 2) -> str:
         """Text for the system prompt: read vs write tools, what to read before each write, likely next
         steps (when fitted), and the domain's rule notes."""
-        reads = sorted(t for t, k in self.kinds.items() if k == "read")
-        writes = sorted(t for t, k in self.kinds.items() if k == "write")
+        shown = {t: k for t, k in self.kinds.items() if t not in self.behind_gateways}
+        reads = sorted(t for t, k in shown.items() if k == "read")
+        writes = sorted(t for t, k in shown.items() if k == "write")
         lines = [
             "## Tool plan",
             f"Read tools (look things up; no side effects): {', '.join(reads) or 'none'}.",
@@ -206,8 +237,8 @@ class ToolGraph:
             lines += ["Before each write, read what it acts on:", *needs]
         if self.counts:
             nexts = []
-            for tool in sorted(self.kinds):
-                ranked = sorted(self.kinds, key=lambda t, s=tool: -self.counts[(s, t)])[:top_k]
+            for tool in sorted(shown):
+                ranked = sorted(shown, key=lambda t, s=tool: -self.counts[(s, t)])[:top_k]
                 ranked = [t for t in ranked if self.counts[(tool, t)]]
                 if ranked:
                     nexts.append(f"- after {tool}: usually {', '.join(ranked)}")
@@ -223,10 +254,10 @@ def _is_action(event: Event) -> bool:
     return event.actor == "agent" and event.kind in (EventKind.TOOL_CALL, EventKind.TEXT)
 
 
-def _successful_calls(history: Sequence[Event]) -> set[str]:
+def _successful_calls(history: Sequence[Event]) -> list[Event]:
     failed = {e.payload.call_id for e in history if e.kind == EventKind.TOOL_RESULT and e.payload.is_error}
-    return {
-        e.payload.name
+    return [
+        e
         for e in history
         if e.kind == EventKind.TOOL_CALL and e.actor == "agent" and e.payload.call_id not in failed
-    }
+    ]

@@ -152,3 +152,54 @@ def test_missing_or_malformed_data_folder_is_a_clear_error(tmp_path, monkeypatch
     (folder / "db.json").write_text(json.dumps(raw))
     with pytest.raises(BankingDataError, match="lockers"):
         load_db()
+
+
+def test_toolgraph_unlock_before_call_and_policy_rules(tasks):
+    from agenttune.benchmarks.tau2.rules import rules_for
+    from agenttune.selfevolve.config import ToolGraphConfig
+    from agenttune.selfevolve.guard import ToolGraphHarness
+    from agenttune.selfevolve.toolgraph import ToolGraph
+
+    graph = ToolGraph.from_harness(harness(), rules=rules_for(DOMAIN))
+    assert graph.prerequisites("open_bank_account_4821") == [
+        {"log_verification"},
+        {"unlock_discoverable_agent_tool:open_bank_account_4821"},
+    ]
+    assert graph.prerequisites("get_bank_account_transactions_9173") == [
+        {"unlock_discoverable_agent_tool:get_bank_account_transactions_9173"}
+    ]
+    assert "open_bank_account_4821" not in graph.planning_prompt()  # discovery stays the agent's job
+    gated = ToolGraphHarness(harness(), graph, ToolGraphConfig())
+    gated.reset(tasks["task_031"])
+    read = call("call_discoverable_agent_tool", agent_tool_name="get_all_user_accounts_by_user_id_3847",
+                arguments='{"user_id": "890389b165"}')  # fmt: skip
+    blocked = gated.step(read).observations[0].payload
+    assert (
+        blocked.is_error
+        and "unlock_discoverable_agent_tool:get_all_user_accounts_by_user_id_3847" in blocked.content
+    )
+    gated.step(
+        call("unlock_discoverable_agent_tool", "c2", agent_tool_name="get_all_user_accounts_by_user_id_3847")
+    )
+    read = call("call_discoverable_agent_tool", "c3", agent_tool_name="get_all_user_accounts_by_user_id_3847",
+                arguments='{"user_id": "890389b165"}')  # fmt: skip
+    assert not gated.step(read).observations[0].payload.is_error
+
+
+def test_attribution_and_divergence_pairs_on_banking_episodes(tasks):
+    from agenttune.benchmarks.tau2.metrics import gold_action_matched
+    from agenttune.benchmarks.tau2.oracle import scripted_agent
+    from agenttune.selfevolve.attribution import attribute
+    from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
+
+    kinds = harness().tool_kinds()
+    logs = []
+    for name in ("oracle", "skip_write", "wrong_argument", "loop"):
+        logs += run_tasks(scripted_agent(name, kinds), lambda: Tau2Harness(DOMAIN, max_steps=30),
+                          [tasks["task_031"], tasks["task_055"]], DOMAIN, name)  # fmt: skip
+    failures = [log for log in logs if episode_reward(log) < 1.0]
+    assert len(failures) == 6 and all(attribute(log, kinds) for log in failures)
+    pairs = build_dpo_pairs(logs, "", DivergenceConfig(validation_fraction=0.0), gold_action_matched)
+    assert pairs.counts["success_logs"] == 2 and pairs.train
+    for row in pairs.train:
+        assert row["chosen"] != row["rejected"]

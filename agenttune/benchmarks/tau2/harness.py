@@ -132,6 +132,21 @@ class Tau2Harness:
         discoverable = getattr(self._template.tools, "discoverable_tool_kinds", None)
         return kinds | (discoverable() if discoverable else {})
 
+    def tool_node(self, name: str, arguments: dict[str, Any]) -> str:
+        """The ToolGraph node of a call: the tool a gateway call runs (banking), else the tool's name."""
+        node = getattr(self._template.tools, "tool_node", None)
+        return node(name, arguments) if node else name
+
+    def tool_requirements(self) -> dict[str, list[str]]:
+        """Nodes that must come before a node whatever its kind (banking: a discoverable tool's unlock)."""
+        required = getattr(self._template.tools, "tool_requirements", None)
+        return required() if required else {}
+
+    def node_schemas(self) -> list[dict[str, Any]]:
+        """Schemas of the tools behind the domain's gateways (banking's discoverable tools); empty elsewhere."""
+        schemas = getattr(self._template.tools, "discoverable_tool_schemas", None)
+        return schemas() if schemas else []
+
     def user_tool_kinds(self) -> dict[str, str]:
         """Read/write annotation of the user's own tools (telecom's phone); empty in other domains."""
         from tau2.environment.toolkit import get_tool_types

@@ -44,5 +44,9 @@ DEFAULT_RULES: dict[str, dict[str, Any]] = {
 
 
 def rules_for(domain: str) -> dict[str, Any]:
-    """A copy of the domain's rules (empty for a domain without any)."""
+    """A copy of the domain's rules (empty for a domain without any); banking's are read from its knowledge base."""
+    if domain == "banking_knowledge":
+        from agenttune.benchmarks.tau2.banking.rules import policy_rules
+
+        return dict(policy_rules())
     return dict(DEFAULT_RULES.get(domain, {}))

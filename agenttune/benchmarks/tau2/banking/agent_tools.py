@@ -44,6 +44,9 @@ TRANSFER_REASONS = (
 )
 
 
+GATEWAYS = ("call_discoverable_agent_tool", "unlock_discoverable_agent_tool", "give_discoverable_user_tool")
+
+
 def _records(rows: list[dict], what: str) -> str:
     return json.dumps(rows, indent=1) if rows else f"No {what} found."
 
@@ -51,9 +54,30 @@ def _records(rows: list[dict], what: str) -> str:
 class BankingAgentTools(ToolKitBase):
     db: BankingDB
 
+    # ---- how ToolGraph sees the gateway (tau2's harness asks the toolkit) ---------------------------
     def discoverable_tool_kinds(self) -> dict[str, str]:
         """Kinds of the discoverable tools (agent's and user's) the gateway tools run."""
         return {name: tool.kind for name, tool in CATALOGUE.items()}
+
+    def discoverable_tool_schemas(self) -> list[dict]:
+        """OpenAI-style schemas of the agent's discoverable tools (what unlocking reveals)."""
+        return [tool.schema() for tool in CATALOGUE.values() if tool.side == "agent"]
+
+    def tool_node(self, name: str, arguments: dict) -> str:
+        """``call_discoverable_agent_tool(agent_tool_name=X)`` is node ``X``; unlocking X is
+        ``unlock_discoverable_agent_tool:X``; giving user tool Y is ``give_discoverable_user_tool:Y``."""
+        target = arguments.get("agent_tool_name") or arguments.get("discoverable_tool_name")
+        if not isinstance(target, str) or name not in GATEWAYS:
+            return name
+        return target if name == "call_discoverable_agent_tool" else f"{name}:{target}"
+
+    def tool_requirements(self) -> dict[str, list[str]]:
+        """A discoverable tool is called only after it is unlocked."""
+        return {
+            name: [f"unlock_discoverable_agent_tool:{name}"]
+            for name, tool in CATALOGUE.items()
+            if tool.side == "agent"
+        }
 
     # ---- look-ups --------------------------------------------------------------------------------
     @is_tool(ToolType.READ)

@@ -31,6 +31,25 @@ class DiscoverableTool:
     description: str
     parameters: dict[str, str]  # name -> its description from the docstring
 
+    def schema(self) -> dict[str, Any]:
+        """An OpenAI-style schema of the tool (its parameters, typed from the annotations)."""
+        hints = get_type_hints(self.function)
+        types = {str: "string", int: "integer", float: "number", bool: "boolean"}
+        params = list(inspect.signature(self.function).parameters.values())[1:]
+        properties = {
+            p.name: {
+                "type": types.get(hints.get(p.name), "number"),
+                "description": self.parameters.get(p.name, ""),
+            }
+            for p in params
+        }
+        required = [p.name for p in params if p.default is inspect.Parameter.empty]
+        parameters = {"type": "object", "properties": properties, "required": required}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
+        }
+
     def card(self) -> str:
         """What the agent is shown when it unlocks (or gives) the tool."""
         signature = inspect.signature(self.function)
