@@ -10,6 +10,7 @@ phase), ``rl`` (evaluate, warm start, on-policy training, evaluate), ``distill``
 from __future__ import annotations
 
 import importlib
+import logging
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
@@ -18,6 +19,8 @@ from omegaconf import DictConfig, OmegaConf
 from agenttune.config import validate_config
 from agenttune.pipelines.fit import MisfitError, check_fit
 from agenttune.tracking.run import RunContext
+
+log = logging.getLogger(__name__)
 
 PIPELINES = {
     "evaluate": "agenttune.pipelines.evaluate",
@@ -60,3 +63,4 @@ def run_job(cfg: DictConfig) -> None:
     pipeline = importlib.import_module(PIPELINES[cfg.pipeline])
     with RunContext(cfg, cfg.paths.output_dir, sweep_group()) as run:
         pipeline.run(cfg, run)
+    log.info("%s done: summary.json, metrics.jsonl and eventlogs/ are in %s", cfg.pipeline, run.dir)

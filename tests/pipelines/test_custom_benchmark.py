@@ -1,58 +1,17 @@
-"""A benchmark written here, registered by name, runs through the generic evaluate and rl pipelines unchanged."""
+"""A benchmark written outside agenttune (examples/arithmetic.py), named on the command line with its config in
+examples/conf, runs through the generic evaluate and rl pipelines unchanged."""
 
 from __future__ import annotations
 
 import json
-from statistics import mean
+from pathlib import Path
 
-from agenttune.agents.toy import CalculatorHarness, tasks
-from agenttune.benchmarks.base import Benchmark, register
-from agenttune.engines.scripted import ScriptedEngine
+from agenttune.config import repo_root
 from agenttune.events import load_jsonl
-from agenttune.events.projections.evaluator import evaluator_input
-from agenttune.rewards.episode import EpisodeReward
-from agenttune.rewards.mix import RewardMix
-
-
-def correct(completions, answer, **kwargs) -> list[float]:
-    return [float(gold in text) for text, gold in zip(completions, answer, strict=True)]
-
-
-def length(completions, **kwargs) -> list[float]:
-    return [len(text) / 100 for text in completions]
-
-
-def reply_and_answer(log, task) -> dict:
-    return {"completion": evaluator_input(log)["final_answer"], "answer": task["answer"]}
-
-
-@register("arithmetic")
-class Arithmetic(Benchmark):
-    """Additions with an ``add`` tool; train and eval tasks are disjoint."""
-
-    def tasks(self, split, limit=None):
-        n = self.limit(split, limit)
-        return tasks(2 * n)[:n] if split == "train" else tasks(2 * n)[n:]
-
-    def harness(self, task):
-        return CalculatorHarness()
-
-    def reward(self):
-        return EpisodeReward(
-            RewardMix({"correct": (correct, 1.0), "length": (length, 0.1)}), reply_and_answer
-        )
-
-    def metrics(self, logs, tasks):
-        return {"accuracy": mean(log.rewards().get("harness", 0.0) for log in logs), "episodes": len(logs)}
-
-    def teacher(self, task, tokenizer, kind="oracle"):
-        from agenttune.agents.toy import calculator_policy
-
-        return ScriptedEngine(calculator_policy, tokenizer)
-
 
 ARITHMETIC = [
-    "benchmark.name=arithmetic",
+    f"hydra.searchpath=[file://{Path(repo_root()) / 'examples' / 'conf'}]",
+    "benchmark=arithmetic",
     "model=tiny_random",
     "model.max_new_tokens=8",
     "strategy.max_turns=2",
