@@ -27,7 +27,11 @@ GROUPS = {
     "workflow": "a workflow graph, for pipeline=workflow",
     "self_heal": "settings of pipeline=self_heal",
 }
-LISTED_APART = ("experiment", "sweep", "hydra")  # experiments and sweeps get their own sections; hydra is Hydra's
+LISTED_APART = (
+    "experiment",
+    "sweep",
+    "hydra",
+)  # experiments and sweeps get their own sections; hydra is Hydra's
 WIDTH = 118
 
 
@@ -62,7 +66,9 @@ def defaults(conf: Path) -> dict[str, str]:
     return chosen
 
 
-def options_section(folder: Path, prefix: str, default: str | None = None, with_cpu: bool = False) -> list[str]:
+def options_section(
+    folder: Path, prefix: str, default: str | None = None, with_cpu: bool = False
+) -> list[str]:
     rows = []
     for path in sorted(folder.glob("*.yaml")):
         description, cpu = header(path)

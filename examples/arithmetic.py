@@ -45,7 +45,9 @@ class Arithmetic(Benchmark):
         return CalculatorHarness()
 
     def reward(self):
-        return EpisodeReward(RewardMix({"correct": (correct, 1.0), "length": (length, 0.1)}), reply_and_answer)
+        return EpisodeReward(
+            RewardMix({"correct": (correct, 1.0), "length": (length, 0.1)}), reply_and_answer
+        )
 
     def metrics(self, logs, tasks):
         return {"accuracy": mean(log.rewards().get("harness", 0.0) for log in logs), "episodes": len(logs)}

@@ -26,7 +26,9 @@ class TfidfRetriever(CachedRetriever):
         vectorizer = TfidfVectorizer(sublinear_tf=True, stop_words="english")
         matrix = vectorizer.fit_transform([chunk.index_text for chunk in chunks])
         joblib.dump((vectorizer, matrix), index_dir / "tfidf.joblib")
-        rows = [{"id": c.id, "doc_id": c.doc_id, "text": c.text, "start": c.start, "end": c.end} for c in chunks]
+        rows = [
+            {"id": c.id, "doc_id": c.doc_id, "text": c.text, "start": c.start, "end": c.end} for c in chunks
+        ]
         (index_dir / "chunks.json").write_text(json.dumps(rows))
 
     def _open_index(self, index_dir: Path) -> None:

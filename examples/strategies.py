@@ -18,4 +18,6 @@ class BudgetReAct(ReAct):
     def observe(self, state: EpisodeState, assistant: Message, outcome: TurnOutcome) -> None:
         super().observe(state, assistant, outcome)
         if not self.is_done(state) and outcome.observations:
-            state.emit(strategy_prompt(self.BUDGET.format(left=self.max_turns - state.turn, total=self.max_turns)))
+            state.emit(
+                strategy_prompt(self.BUDGET.format(left=self.max_turns - state.turn, total=self.max_turns))
+            )

@@ -16,7 +16,9 @@ def test_every_option_of_the_config_tree_is_listed_with_a_description():
     text = help_text(CONF)
     for folder in (p for p in CONF.iterdir() if p.is_dir() and p.name != "hydra"):
         if folder.name not in LISTED_APART:
-            assert GROUPS.get(folder.name), f"conf/{folder.name}/ has no description in agenttune/cli_help.py GROUPS"
+            assert GROUPS.get(folder.name), (
+                f"conf/{folder.name}/ has no description in agenttune/cli_help.py GROUPS"
+            )
         for path in folder.glob("*.yaml"):
             description, _ = header(path)
             assert description, f"{path} has no leading comment to describe it"

@@ -22,14 +22,19 @@ from tests.conftest import compose_config
 EXAMPLES = f"hydra.searchpath=[file://{Path(repo_root()) / 'examples' / 'conf'}]"
 
 
+def constant(value: float):
+    """A reward function that gives every completion ``value``."""
+    return lambda completions, **kwargs: [value] * len(completions)
+
+
 def test_a_reward_weight_mix_from_a_yaml_file_weighs_the_components():
     cfg = compose_config(["+experiment=cuad_grpo", "reward=evidence_first", EXAMPLES])
     assert dict(cfg.reward.weights) == {
         "exact_match": 0.2, "token_f1": 0.3, "evidence": 1.0, "frugality": 0.2, "format": 0.2,
     }  # fmt: skip
     values = {"exact_match": 0.0, "token_f1": 0.5, "evidence": 1.0, "frugality": 1.0, "format": 1.0}
-    constant = {name: (lambda v: lambda completions, **kwargs: [v] * len(completions))(v) for name, v in values.items()}
-    mix = RewardMix.from_config(cfg.reward, constant)  # as benchmarks.search.search_reward builds it
+    functions = {name: constant(value) for name, value in values.items()}
+    mix = RewardMix.from_config(cfg.reward, functions)  # as benchmarks.search.search_reward builds it
     assert mix.score(["reply"]).totals == [pytest.approx(0.3 * 0.5 + 1.0 + 0.2 + 0.2)]
     assert set(cfg.reward.weights) <= set(SEARCH_REWARDS)  # every component names a search reward
 
@@ -53,7 +58,9 @@ def test_a_new_retrieval_backend_builds_once_and_searches(tmp_path):
     cfg = compose_config(["+experiment=cuad_grpo", "retrieval=tfidf", EXAMPLES])
     check_fit(cfg, ["retrieval=tfidf"])
     chunks = [
-        Chunk(id="a#0", doc_id="a", start=0, end=40, text="This Agreement is governed by the laws of Nevada."),
+        Chunk(
+            id="a#0", doc_id="a", start=0, end=40, text="This Agreement is governed by the laws of Nevada."
+        ),
         Chunk(id="b#0", doc_id="b", start=0, end=40, text="The term of this lease is five years."),
         Chunk(id="b#1", doc_id="b", start=40, end=80, text="Disputes are governed by the courts of Ohio."),
     ]

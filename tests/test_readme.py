@@ -17,7 +17,9 @@ from tests.conftest import compose_config
 
 ROOT = Path(repo_root())
 README = (ROOT / "README.md").read_text()
-PATH = re.compile(r"^(?:agenttune|conf|tests|scripts|experiments|examples|\.ci)/[\w./-]*$|^(?:train\.py|Makefile)$")
+PATH = re.compile(
+    r"^(?:agenttune|conf|tests|scripts|experiments|examples|\.ci)/[\w./-]*$|^(?:train\.py|Makefile)$"
+)
 
 
 def commands() -> list[str]:

@@ -48,7 +48,11 @@ def test_the_warm_start_needs_a_teacher_only_when_it_runs():
 def test_a_strategy_is_refused_where_no_episode_is_played():
     message = misfit(["+experiment=smoke", "strategy=reflexion"])
     assert message.startswith("strategy=reflexion is ignored: pipeline=train_on_logs with algorithm=sft")
-    overrides = ["+experiment=smoke", "algorithm=grpo", "strategy=reflexion"]  # sampled: the strategy shapes it
+    overrides = [
+        "+experiment=smoke",
+        "algorithm=grpo",
+        "strategy=reflexion",
+    ]  # sampled: the strategy shapes it
     check_fit(compose_config(overrides), overrides)
 
 
