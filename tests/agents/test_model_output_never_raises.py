@@ -3,9 +3,9 @@ that the tools answer and an EventLog stores and reads back.
 
 ``hostile_outputs`` generates the outputs a careless or broken model writes: integers past Python's 4,300-digit
 limit, nesting past the recursion limit, lone surrogates (escaped in JSON and raw in the text), NaN and Infinity,
-floods of tags, random bytes decoded as a byte-level tokenizer decodes them, and well-formed calls with hostile
-argument values. The seeded test runs 1,000 of them (10,000 in the slow suite) through the parser, the tool
-registry and the EventLog encoder and decoder.
+floods of tags, random bytes decoded as a byte-level tokenizer decodes them, random token ids decoded by the
+project's tokenizer, and well-formed calls with hostile argument values. The seeded test runs 1,000 of them
+(10,000 in the slow suite) through the parser, the tool registry and the EventLog encoder and decoder.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def _call(rng: random.Random) -> str:
     return f'<tool_call>{{"name": {name}, "arguments": {arguments}}}</tool_call>'
 
 
-def _output(rng: random.Random) -> str:
+def _output(rng: random.Random, tokenizer) -> str:
     pieces = [
         lambda: _call(rng),
         lambda: format_tool_call("lookup", {"key": "fees", "limit": rng.randint(-5, 5)}),
@@ -88,14 +88,16 @@ def _output(rng: random.Random) -> str:
         lambda: "text \ud83d more \udfff",
         lambda: f"<tool_call>{_deep(rng)}</tool_call>",
         lambda: "<think>" + _random_bytes_decoded(rng) + "</think>",
+        lambda: tokenizer.decode([rng.randrange(len(tokenizer)) for _ in range(rng.randint(1, 60))]),
     ]
     return "".join(rng.choice(pieces)() for _ in range(rng.randint(1, 4)))
 
 
-def hostile_outputs(seed: int, count: int) -> Iterator[str]:
+def hostile_outputs(seed: int, count: int, tokenizer) -> Iterator[str]:
+    """``count`` outputs; ``tokenizer`` decodes random token ids (special tokens included) as a model's would be."""
     rng = random.Random(seed)
     for _ in range(count):
-        yield _output(rng)
+        yield _output(rng, tokenizer)
 
 
 def through_parse_tools_and_log(text: str, registry: ToolRegistry) -> EventLog:
@@ -115,16 +117,19 @@ def through_parse_tools_and_log(text: str, registry: ToolRegistry) -> EventLog:
 
 
 @pytest.mark.parametrize("count", [1_000, pytest.param(10_000, marks=pytest.mark.slow)])
-def test_hostile_outputs_become_events_and_logs_without_an_exception(count):
+def test_hostile_outputs_become_events_and_logs_without_an_exception(count, tokenizer):
     registry = ToolRegistry([lookup], timeout_s=5)
     kinds: dict[str, int] = {}
-    for text in hostile_outputs(seed=19, count=count):
+    for text in hostile_outputs(seed=19, count=count, tokenizer=tokenizer):
         for event in through_parse_tools_and_log(text, registry).events:
             kinds[event.kind.value] = kinds.get(event.kind.value, 0) + 1
     metrics = registry.metrics()
     # the generator reaches every path: valid calls that ran, rejected arguments, unknown tools, parser errors
     assert kinds["tool_result"] == metrics["tools/calls"] > count / 10
-    assert metrics["tools/errors/bad_arguments"] > count / 100 and metrics["tools/errors/unknown_tool"] > count / 100
+    assert (
+        metrics["tools/errors/bad_arguments"] > count / 100
+        and metrics["tools/errors/unknown_tool"] > count / 100
+    )
     assert kinds["error"] > count / 2 and kinds["tool_call"] > count / 10
 
 
@@ -152,7 +157,9 @@ def test_each_named_hostile_argument_is_a_parse_error_not_a_call(arguments, prob
 def test_non_finite_numbers_from_any_source_are_bad_arguments_not_null():
     registry = ToolRegistry([lookup])
     for value in (math.nan, math.inf):
-        call = Event(payload=ToolCallPayload(call_id="c", name="lookup", arguments={"key": "k", "limit": value}))
+        call = Event(
+            payload=ToolCallPayload(call_id="c", name="lookup", arguments={"key": "k", "limit": value})
+        )
         result = registry.execute(call).payload
         assert result.is_error and "should be a finite number" in result.content
     assert registry.metrics()["tools/errors/bad_arguments"] == 2
@@ -169,8 +176,11 @@ def test_json_nested_past_the_recursion_limit_is_an_eventlog_error():
         EventLog.from_json(line)
 
 
-def test_one_hostile_generation_does_not_cost_the_batch_any_episode(tmp_path):
-    outputs = [*hostile_outputs(seed=7, count=4), format_tool_call("lookup", '{"key": "k", "limit": ' + "9" * 5000 + "}")]
+def test_one_hostile_generation_does_not_cost_the_batch_any_episode(tmp_path, tokenizer):
+    outputs = [
+        *hostile_outputs(seed=7, count=4, tokenizer=tokenizer),
+        format_tool_call("lookup", '{"key": "k", "limit": ' + "9" * 5000 + "}"),
+    ]
     replies = iter(outputs + ["<answer>done</answer>"] * 20)
     engine = ScriptedEngine(lambda conversation, tools: next(replies))
     path = tmp_path / "batch.jsonl"
