@@ -57,7 +57,9 @@ def test_writer_cuts_a_torn_tail_before_appending(tmp_path):
     path = tmp_path / "resume.jsonl"
     first = dumps(search_episode(log_id="1")) + "\n"
     path.write_text(first + '{"schema_version": "1.1", "id": "tor')
-    with pytest.warns(UserWarning, match=rf"{path}: cutting a torn last line at byte {len(first)} \(36 bytes"):
+    with pytest.warns(
+        UserWarning, match=rf"{path}: cutting a torn last line at byte {len(first)} \(36 bytes"
+    ):
         out = EventLogWriter(path)
     with out:
         out.write(search_episode(log_id="2"))
