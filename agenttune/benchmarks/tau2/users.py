@@ -113,7 +113,7 @@ class ScriptedUser:
                 continue
             try:
                 arguments = json.loads(raw_arguments) if raw_arguments else {}
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, over 4,300 digits, too deep
                 arguments = {}
             calls.append((name, arguments))
         return calls
