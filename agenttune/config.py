@@ -93,6 +93,8 @@ class HarnessConfig:
     max_steps: int = 50
     top_k: int = 8  # search_corpus: hits returned per search
     snippet_chars: int = 0  # search_corpus: characters of each hit shown to the model (0: the whole chunk)
+    # search_corpus: the agent's tools, of search | find_documents | search_document
+    tools: list[str] = field(default_factory=lambda: ["search", "find_documents", "search_document"])
     user: str = "scripted"  # tau2: scripted | llm (a model through any engine: harness.user_model)
     user_model: UserModelConfig = field(default_factory=UserModelConfig)
     # tau2 agent: policy (the model through its engine) | oracle | a perturbed oracle kind
@@ -141,7 +143,9 @@ class BenchmarkConfig:
     domain: str = ""  # tau2 domain
     domains: list[str] = field(default_factory=list)  # tau2 domains of a run (airline, retail, telecom)
     trials: int = 1  # tau2: episodes of each eval task (pass^k for k = 1..trials, as tau2's leaderboard)
-    max_docs: int = 40  # cuad: contracts indexed (question docs always included)
+    max_docs: int | None = None  # cuad: contracts indexed (None: all 510; question docs always included)
+    question_set: str = "single_hop"  # cuad: single_hop | multi_hop (the synthesised multi-hop questions)
+    question_style: str = "title_parties"  # cuad: how a question names its contract: title_parties | title
     chunk_size: int = 1200
     chunk_overlap: int = 200
     distractor_docs: int = 20  # legalbench_rag: CUAD contracts mixed into each corpus

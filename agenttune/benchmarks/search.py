@@ -1,5 +1,6 @@
 """What the search benchmarks (CUAD contract search, LegalBench-RAG) share: the retriever the ``retrieval`` group
-names, the search harness the ``harness`` group configures, and the search rewards scored on EventLogs."""
+names, the catalogue of its documents, the search harness the ``harness`` group configures, and the search
+rewards scored on EventLogs."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.projections.messages import agent_turns
 from agenttune.events.schema import EventKind, EventLog
 from agenttune.harness.search_corpus import SearchCorpusHarness
+from agenttune.rag.catalog import DocumentCatalog
 from agenttune.rag.questions import QuestionRecord
 from agenttune.rag.retriever import Retriever
 from agenttune.rewards import cuad_search
@@ -47,24 +49,39 @@ def build_retriever(cfg: DictConfig, chunks) -> Retriever:
     return retriever
 
 
-def search_harness(cfg: DictConfig, retriever: Retriever) -> SearchCorpusHarness:
-    """A search harness over ``retriever`` with the ``harness`` group's settings."""
+def search_harness(
+    cfg: DictConfig, retriever: Retriever, catalog: DocumentCatalog | None = None
+) -> SearchCorpusHarness:
+    """A search harness over ``retriever`` (and ``catalog``, for the document tools) with the ``harness`` group's
+    settings."""
     harness_cfg = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(HarnessConfig), cfg.harness))
-    return SearchCorpusHarness.from_config(retriever, harness_cfg)
+    return SearchCorpusHarness.from_config(retriever, harness_cfg, catalog)
+
+
+def shown_spans(log: EventLog) -> list[list]:
+    """``[doc_id, start, end]`` of every passage the episode's search results showed, in order."""
+    return [
+        list(span)
+        for event in log.events
+        if event.kind == EventKind.TOOL_RESULT and not event.payload.is_error
+        for span in event.payload.metadata.get("spans", [])
+    ]
 
 
 def search_columns(log: EventLog, question: QuestionRecord) -> dict[str, Any]:
     """What the search rewards read, from an episode's EventLog and its question: the policy's turns (the answer
-    rewards read the last, the format reward all of them), the chunks its searches showed, how many searches it
-    made, and the question's gold answer and evidence."""
+    rewards read the last, the format reward all of them), the chunks and passages its searches showed, how many
+    tool calls it made (every call counts), and the question's gold answer and evidence."""
     record = evaluator_input(log)
     return {
         "completion": agent_turns(log),
         "retrieved_chunk_ids": record["retrieved_ids"],
-        "num_searches": sum(call["name"] == "search" for call in record["tool_calls"]),
+        "shown_spans": shown_spans(log),
+        "num_searches": len(record["tool_calls"]),
         "answer": question.answer,
         "answer_aliases": question.answer_aliases,
         "gold_chunk_ids": question.gold_chunk_ids,
+        "gold_spans": question.gold_spans,
         "hops": question.hops,
     }
 
@@ -75,10 +92,6 @@ def search_reward(cfg: DictConfig) -> EpisodeReward:
 
 
 def returned_docs(log: EventLog) -> set[str]:
-    """The documents of every chunk the episode's search results showed."""
-    return {
-        doc
-        for event in log.events
-        if event.kind == EventKind.TOOL_RESULT
-        for doc in event.payload.metadata.get("doc_ids", [])
-    }
+    """The documents of every passage the episode's search results showed (a document ``find_documents`` only
+    listed does not count)."""
+    return {doc for doc, _, _ in shown_spans(log)}

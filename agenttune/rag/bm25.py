@@ -1,7 +1,8 @@
 """Lexical search with the ``bm25s`` package (sparse-matrix BM25), the LegalBench-RAG baseline's scorer.
 
 ``bm25s`` is imported lazily: it belongs to the ``rag`` extra. The chunk table is stored beside the index as
-``chunks.jsonl`` so hits carry their text.
+``chunks.jsonl`` so hits carry their text and offsets. A search scoped to one document passes ``bm25s`` a
+weight mask that zeroes every other document's chunks.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from agenttune.rag.chunking import Chunk
 from agenttune.rag.embeddings import RAG_EXTRA_HINT
@@ -47,6 +50,7 @@ class Bm25sRetriever(CachedRetriever):
         self.k1, self.b, self.method = k1, b, method
         self._model = None
         self._chunks: list[dict] = []
+        self._doc_rows: dict[str, np.ndarray] = {}
 
     def params(self) -> dict:
         return {**super().params(), "k1": self.k1, "b": self.b, "method": self.method}
@@ -62,23 +66,37 @@ class Bm25sRetriever(CachedRetriever):
         with (index_dir / "chunks.jsonl").open("w", encoding="utf-8") as f:
             for c in chunks:
                 f.write(
-                    json.dumps({"id": c.id, "doc_id": c.doc_id, "text": c.text}, ensure_ascii=False) + "\n"
+                    json.dumps(
+                        {"id": c.id, "doc_id": c.doc_id, "start": c.start, "end": c.end, "text": c.text},
+                        ensure_ascii=False,
+                    )
+                    + "\n"
                 )
 
     def _open_index(self, index_dir: Path) -> None:
         self._model = _bm25s().BM25.load(str(index_dir / "bm25s"), show_progress=False)
         with (index_dir / "chunks.jsonl").open(encoding="utf-8") as f:
             self._chunks = [json.loads(line) for line in f]
+        rows: dict[str, list[int]] = {}
+        for i, chunk in enumerate(self._chunks):
+            rows.setdefault(chunk["doc_id"], []).append(i)
+        self._doc_rows = {doc: np.asarray(ids) for doc, ids in rows.items()}
 
-    def _search(self, query: str, k: int) -> list[Hit]:
+    def _search(self, query: str, k: int, doc_id: str | None) -> list[Hit]:
         vocab = self._model.vocab_dict
         tokens = [t for t in self._tokenize([query], show_progress=False)[0] if t in vocab]
-        if not tokens:
+        if not tokens or (doc_id is not None and doc_id not in self._doc_rows):
             return []
-        ids, scores = self._model.retrieve([tokens], k=min(k, len(self._chunks)), show_progress=False)
+        mask = None
+        if doc_id is not None:
+            mask = np.zeros(len(self._chunks), dtype=np.float32)
+            mask[self._doc_rows[doc_id]] = 1.0
+        ids, scores = self._model.retrieve(
+            [tokens], k=min(k, len(self._chunks)), show_progress=False, weight_mask=mask
+        )
         hits = []
         for i, score in zip(ids[0].tolist(), scores[0].tolist(), strict=True):
             if score > 0:
-                chunk = self._chunks[i]
-                hits.append(Hit(chunk["id"], chunk["doc_id"], float(score), chunk["text"]))
+                c = self._chunks[i]
+                hits.append(Hit(c["id"], c["doc_id"], float(score), c["text"], c["start"], c["end"]))
         return hits

@@ -84,14 +84,15 @@ class ChromaRetriever(CachedRetriever):
     def _open_index(self, index_dir: Path) -> None:
         self._collection = self._client(index_dir).get_collection(COLLECTION, embedding_function=None)
 
-    def _search(self, query: str, k: int) -> list[Hit]:
+    def _search(self, query: str, k: int, doc_id: str | None) -> list[Hit]:
         result = self._collection.query(
             query_embeddings=self._encode([query]),
             n_results=min(k, self._collection.count()),
+            where={"doc_id": doc_id} if doc_id is not None else None,
             include=["documents", "metadatas", "distances"],
         )
         return [
-            Hit(chunk_id, meta["doc_id"], 1.0 - distance, text)
+            Hit(chunk_id, meta["doc_id"], 1.0 - distance, text, meta["start"], meta["end"])
             for chunk_id, meta, distance, text in zip(
                 result["ids"][0],
                 result["metadatas"][0],

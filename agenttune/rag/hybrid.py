@@ -8,6 +8,7 @@ either ranking's stragglers.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from agenttune.rag.chunking import Chunk
@@ -32,7 +33,7 @@ def reciprocal_rank_fusion(
             first.setdefault(hit.chunk_id, hit)
             scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (rrf_k + rank)
     order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])
-    return [Hit(c, first[c].doc_id, scores[c], first[c].text) for c in order]
+    return [replace(first[c], score=scores[c]) for c in order]
 
 
 class HybridRetriever(Retriever):
@@ -40,7 +41,7 @@ class HybridRetriever(Retriever):
 
     Args:
         retrievers: name -> retriever (Hydra builds them from nested ``_target_`` entries); by default
-            ``{"sqlite_fts": SqliteFtsRetriever, "chroma": ChromaRetriever}`` sharing ``cache_dir``.
+            ``{"bm25s": Bm25sRetriever, "chroma": ChromaRetriever}`` sharing ``cache_dir``.
         weights: name -> weight of that retriever's reciprocal ranks (default 1.0 each).
         rrf_k: the RRF constant; larger values flatten the difference between ranks.
         candidates: how many hits each sub-retriever contributes before fusion.
@@ -61,10 +62,10 @@ class HybridRetriever(Retriever):
     ) -> None:
         super().__init__(k=k)
         if retrievers is None:
+            from agenttune.rag.bm25 import Bm25sRetriever
             from agenttune.rag.chroma import ChromaRetriever
-            from agenttune.rag.sqlite_fts import SqliteFtsRetriever
 
-            retrievers = {"sqlite_fts": SqliteFtsRetriever(cache_dir), "chroma": ChromaRetriever(cache_dir)}
+            retrievers = {"bm25s": Bm25sRetriever(cache_dir), "chroma": ChromaRetriever(cache_dir)}
         unknown = set(weights or {}) - set(retrievers)
         if unknown:
             raise ValueError(f"weights name retrievers that are not configured: {sorted(unknown)}")
@@ -82,7 +83,7 @@ class HybridRetriever(Retriever):
     def index_size_bytes(self) -> int:
         return sum(r.index_size_bytes() for r in self.retrievers.values())
 
-    def search(self, query: str, k: int | None = None) -> list[Hit]:
+    def search(self, query: str, k: int | None = None, doc_id: str | None = None) -> list[Hit]:
         depth = max(self.candidates, k or self.k)
-        rankings = {name: r.search(query, depth) for name, r in self.retrievers.items()}
+        rankings = {name: r.search(query, depth, doc_id) for name, r in self.retrievers.items()}
         return reciprocal_rank_fusion(rankings, self.weights, self.rrf_k)[: k or self.k]

@@ -25,12 +25,15 @@ DONE_MARKER = "index_done.json"
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result: the chunk, its document and the backend's score (higher is better)."""
+    """One search result: the chunk, its document, the backend's score (higher is better), its text and the
+    character range ``[start, end)`` of that text in its document."""
 
     chunk_id: str
     doc_id: str
     score: float
     text: str
+    start: int = 0
+    end: int = 0
 
 
 class Retriever(ABC):
@@ -54,8 +57,9 @@ class Retriever(ABC):
         """Bytes the index takes on disk."""
 
     @abstractmethod
-    def search(self, query: str, k: int | None = None) -> list[Hit]:
-        """The best ``k`` hits for ``query``, best first (fewer when fewer chunks match)."""
+    def search(self, query: str, k: int | None = None, doc_id: str | None = None) -> list[Hit]:
+        """The best ``k`` hits for ``query``, best first (fewer when fewer chunks match); with ``doc_id``, only
+        chunks of that document."""
 
 
 class CachedRetriever(Retriever):
@@ -74,8 +78,9 @@ class CachedRetriever(Retriever):
         self.index_dir: Path | None = None
 
     def params(self) -> dict:
-        """Parameters that change the index's contents; they enter the fingerprint."""
-        return {"backend": self.name}
+        """Parameters that change the index's contents; they enter the fingerprint (``layout`` names the version
+        of the files an index folder holds)."""
+        return {"backend": self.name, "layout": 2}
 
     def build(self, chunks: Sequence[Chunk]) -> CachedRetriever:
         """Load the index for ``chunks`` from the cache, building it first when it is missing or stale."""
@@ -99,11 +104,12 @@ class CachedRetriever(Retriever):
         """Bytes on disk of the current index."""
         return folder_size(self.index_dir) if self.index_dir else 0
 
-    def search(self, query: str, k: int | None = None) -> list[Hit]:
-        """The best ``k`` hits for ``query`` (fewer when the corpus is smaller or nothing matches)."""
+    def search(self, query: str, k: int | None = None, doc_id: str | None = None) -> list[Hit]:
+        """The best ``k`` hits for ``query`` (fewer when the corpus is smaller or nothing matches); with
+        ``doc_id``, only chunks of that document."""
         if self.index_dir is None:
             raise RuntimeError(f"{self.name}: call build(chunks) before search()")
-        return self._search(query, k or self.k) if query.strip() else []
+        return self._search(query, k or self.k, doc_id) if query.strip() else []
 
     @abstractmethod
     def _build_index(self, chunks: Sequence[Chunk], index_dir: Path) -> None: ...
@@ -112,4 +118,4 @@ class CachedRetriever(Retriever):
     def _open_index(self, index_dir: Path) -> None: ...
 
     @abstractmethod
-    def _search(self, query: str, k: int) -> list[Hit]: ...
+    def _search(self, query: str, k: int, doc_id: str | None) -> list[Hit]: ...

@@ -61,12 +61,12 @@ class SqliteFtsRetriever(CachedRetriever):
     def _build_index(self, chunks: Sequence[Chunk], index_dir: Path) -> None:
         with sqlite3.connect(index_dir / "index.sqlite") as db:
             db.execute(
-                "CREATE VIRTUAL TABLE chunks USING fts5(chunk_id UNINDEXED, doc_id UNINDEXED, text UNINDEXED, "
-                f"body, tokenize = '{self.tokenizer}')"
+                "CREATE VIRTUAL TABLE chunks USING fts5(chunk_id UNINDEXED, doc_id UNINDEXED, start_char UNINDEXED, "
+                f"end_char UNINDEXED, text UNINDEXED, body, tokenize = '{self.tokenizer}')"
             )
-            rows = [(c.id, c.doc_id, c.text, c.index_text) for c in chunks]
+            rows = [(c.id, c.doc_id, c.start, c.end, c.text, c.index_text) for c in chunks]
             for i in tqdm(range(0, len(rows), self.batch_size), desc="sqlite_fts index", unit="batch"):
-                db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?)", rows[i : i + self.batch_size])
+                db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)", rows[i : i + self.batch_size])
         db.close()
 
     def _open_index(self, index_dir: Path) -> None:
@@ -74,13 +74,14 @@ class SqliteFtsRetriever(CachedRetriever):
             self._db.close()
         self._db = sqlite3.connect(index_dir / "index.sqlite", check_same_thread=False)
 
-    def _search(self, query: str, k: int) -> list[Hit]:
+    def _search(self, query: str, k: int, doc_id: str | None) -> list[Hit]:
         match = fts_query(query)
         if not match or self._db is None:
             return []
+        scope, args = ("AND doc_id = ? ", (match, doc_id, k)) if doc_id is not None else ("", (match, k))
         rows = self._db.execute(
-            "SELECT chunk_id, doc_id, bm25(chunks) AS rank, text FROM chunks WHERE chunks MATCH ? "
-            "ORDER BY rank LIMIT ?",
-            (match, k),
+            "SELECT chunk_id, doc_id, bm25(chunks) AS rank, text, start_char, end_char FROM chunks "
+            f"WHERE chunks MATCH ? {scope}ORDER BY rank LIMIT ?",
+            args,
         ).fetchall()
-        return [Hit(chunk_id, doc_id, -rank, text) for chunk_id, doc_id, rank, text in rows]
+        return [Hit(chunk_id, doc, -rank, text, start, end) for chunk_id, doc, rank, text, start, end in rows]

@@ -5,9 +5,10 @@ plus dataset / rollout columns passed as keyword lists, one value per completion
 completion. Columns read:
 
 - ``answer`` (str) and optionally ``answer_aliases`` (list[str]): the gold answer and accepted variants;
-- ``gold_chunk_ids`` (list[str]): the chunks holding the evidence;
-- ``retrieved_chunk_ids`` (list[str]): every chunk id the episode's ``search`` calls returned;
-- ``num_searches`` (int): how many ``search`` calls the episode made;
+- ``gold_spans`` (list of ``[doc_id, start, end]``): the evidence's character ranges;
+- ``shown_spans`` (list of ``[doc_id, start, end]``): the passages the episode's search results showed (with
+  ``harness.snippet_chars`` set, the snippets the agent saw, not the whole chunks);
+- ``num_searches`` (int): how many tool calls the episode made (every tool counts);
 - ``hops`` (int, optional, default 1): the minimum number of searches the question needs.
 
 A missing column raises ``KeyError`` naming it: a reward never quietly scores zero.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agenttune.rag import spans
 from agenttune.rewards.answer import exact_match, extract_answer, token_f1
 
 Completion = str | list[dict[str, Any]]
@@ -93,18 +95,19 @@ def answer_f1(completions: list[Completion], **kwargs: Any) -> list[float]:
 
 
 def evidence_coverage(completions: list[Completion], **kwargs: Any) -> list[float]:
-    """Share of ``gold_chunk_ids`` found among the episode's ``retrieved_chunk_ids``.
+    """Share of the characters of ``gold_spans`` that the passages the episode saw (``shown_spans``) cover.
 
-    >>> evidence_coverage(["", ""], gold_chunk_ids=[["a", "b"], ["a"]], retrieved_chunk_ids=[["a"], []])
+    >>> evidence_coverage(["", ""], gold_spans=[[["d", 0, 10]], [["d", 0, 10]]],
+    ...                   shown_spans=[[["d", 5, 40]], [["e", 0, 10]]])
     [0.5, 0.0]
     """
-    gold = _column(kwargs, "gold_chunk_ids", len(completions))
-    retrieved = _column(kwargs, "retrieved_chunk_ids", len(completions))
-    return [coverage(g, r) for g, r in zip(gold, retrieved, strict=True)]
+    gold = _column(kwargs, "gold_spans", len(completions))
+    shown = _column(kwargs, "shown_spans", len(completions))
+    return [spans.recall(g, s) for g, s in zip(gold, shown, strict=True)]
 
 
 def search_frugality(completions: list[Completion], **kwargs: Any) -> list[float]:
-    """1.0 for at most ``hops`` searches (default 1), then ``hops / num_searches``. Zero searches score 1.0
+    """1.0 for at most ``hops`` tool calls (default 1), then ``hops / num_searches``. Zero calls score 1.0
     here; the coverage reward already gives them nothing.
 
     >>> search_frugality(["", ""], num_searches=[1, 4])

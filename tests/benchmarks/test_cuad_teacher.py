@@ -15,11 +15,14 @@ from agenttune.config import HarnessConfig
 from agenttune.engines.scripted import ScriptedEngine
 from agenttune.events.schema import EventKind
 from agenttune.harness.search_corpus import SearchCorpusHarness
+from agenttune.rag.catalog import DocumentCatalog
+from agenttune.rag.chunking import Chunk
 from agenttune.rag.questions import QuestionRecord
 from agenttune.rag.retriever import Hit
 from agenttune.rewards import grounding
 
 CLAUSE = "This Agreement shall be governed by the laws of the State of Nevada."
+CONTRACT = f"Payment is due monthly. {CLAUSE} Notices go by mail."
 QUESTION = QuestionRecord(
     id="q-law",
     question="Which state's law governs the Supply Agreement between Acme and Beta?",
@@ -29,45 +32,83 @@ QUESTION = QuestionRecord(
     doc_ids=["supply"],
     hops=1,
     category="Governing Law",
+    gold_spans=[["supply", 1024 + CONTRACT.index(CLAUSE), 1024 + CONTRACT.index(CLAUSE) + len(CLAUSE)]],
+    meta={"contract": "the Supply Agreement between Acme and Beta"},
+)
+CATALOG = DocumentCatalog(
+    [
+        Chunk("other#0", "other", 0, 9, "Rent is due.", "Supply Agreement (Omega Inc; Zeta Ltd)"),
+        Chunk("supply#3", "supply", 1024, 1024 + len(CONTRACT), CONTRACT, "Supply Agreement (Acme; Beta)"),
+    ]
 )
 
 
-class OneContract:
-    """A retriever over one contract; records every query it was asked."""
+class Contracts:
+    """A retriever over two contracts: the whole corpus shows ``corpus_text`` from "other"; a search scoped to
+    "supply" shows the supply contract. Records every (query, doc_id) it was asked."""
 
-    def __init__(self, text: str) -> None:
-        self.text, self.queries = text, []
+    def __init__(self, corpus_text: str = "Rent is due.") -> None:
+        self.corpus_text, self.asked = corpus_text, []
 
-    def search(self, query: str, k: int) -> list[Hit]:
-        self.queries.append(query)
-        return [Hit("supply#3", "supply", 1.0, self.text)]
-
-
-def teacher_episode(tokenizer, question: QuestionRecord, contract: str, styles=("question",)):
-    retriever = OneContract(contract)
-    harness = lambda: SearchCorpusHarness.from_config(  # noqa: E731
-        retriever, HarnessConfig(name="search_corpus", top_k=2, max_steps=3)
-    )
-    engine = ScriptedEngine(RetrievalTeacher([question], query_styles=styles), tokenizer)
-    (log,) = run_episodes(engine, harness, ReAct(max_turns=3), [question])
-    return log, retriever.queries
+    def search(self, query: str, k: int, doc_id: str | None = None) -> list[Hit]:
+        self.asked.append((query, doc_id))
+        if doc_id == "supply":
+            return [Hit("supply#3", "supply", 1.0, CONTRACT, 1024, 1024 + len(CONTRACT))]
+        if doc_id is None and self.corpus_text == CONTRACT:
+            return [Hit("supply#3", "supply", 1.0, CONTRACT, 1024, 1024 + len(CONTRACT))]
+        return [Hit("other#0", "other", 1.0, self.corpus_text, 0, len(self.corpus_text))]
 
 
-def test_teacher_searches_then_quotes_the_best_shown_sentence(tokenizer):
-    log, queries = teacher_episode(
-        tokenizer, QUESTION, f"Payment is due monthly. {CLAUSE} Notices go by mail."
-    )
-    assert queries == [QUESTION.question]
-    kinds = [e.kind for e in log.events if e.actor == "agent"]
-    assert kinds.index(EventKind.TOOL_CALL) < kinds.index(EventKind.TEXT)
-    final = [e.payload.text for e in log.events if e.kind == EventKind.TEXT][-1]
-    assert final == f"<answer>{CLAUSE}</answer>"
+def teacher_episode(tokenizer, question: QuestionRecord, retriever, styles=("question",), max_steps=6):
+    cfg = HarnessConfig(name="search_corpus", top_k=2, max_steps=max_steps)
+    harness = lambda: SearchCorpusHarness.from_config(retriever, cfg, CATALOG)  # noqa: E731
+    engine = ScriptedEngine(RetrievalTeacher([question], styles, max_calls=max_steps - 1), tokenizer)
+    (log,) = run_episodes(engine, harness, ReAct(max_turns=max_steps), [question])
+    return log
+
+
+def final_answer(log) -> str:
+    return [e.payload.text for e in log.events if e.kind == EventKind.TEXT][-1]
+
+
+def test_teacher_stops_when_the_first_search_shows_the_clause(tokenizer):
+    retriever = Contracts(CONTRACT)
+    log = teacher_episode(tokenizer, QUESTION, retriever)
+    assert retriever.asked == [(QUESTION.question, None)]
+    assert final_answer(log) == f"<answer>{CLAUSE}</answer>"
     assert check_trajectory(log, QUESTION) == ""
 
 
+def test_on_a_miss_it_finds_the_contract_then_searches_inside_it(tokenizer):
+    retriever = Contracts()
+    log = teacher_episode(tokenizer, QUESTION, retriever)
+    calls = [(e.payload.name, e.payload.arguments) for e in log.events if e.kind == EventKind.TOOL_CALL]
+    assert calls == [
+        ("search", {"query": QUESTION.question}),
+        ("find_documents", {"name": "Supply Agreement between Acme and Beta"}),
+        ("search_document", {"doc_id": "supply", "query": "state's law governs"}),
+    ]
+    assert final_answer(log) == f"<answer>{CLAUSE}</answer>"
+    assert check_trajectory(log, QUESTION) == ""
+
+
+def test_it_reformulates_in_the_contract_then_tries_the_next_and_respects_its_budget(tokenizer):
+    elsewhere = replace(QUESTION, gold_spans=[["third", 0, 10]])
+    retriever = Contracts()
+    log = teacher_episode(tokenizer, elsewhere, retriever, max_steps=6)
+    calls = [(e.payload.name, e.payload.arguments) for e in log.events if e.kind == EventKind.TOOL_CALL]
+    assert [name for name, _ in calls] == ["search", "find_documents", *["search_document"] * 3]
+    assert [args.get("query") for _, args in calls[2:4]] == ["state's law governs", "governing law"]
+    assert [args["doc_id"] for _, args in calls[2:]] == ["supply", "supply", "other"]
+    short = teacher_episode(tokenizer, elsewhere, Contracts(), max_steps=3)
+    calls = [(e.payload.name, e.payload.arguments) for e in short.events if e.kind == EventKind.TOOL_CALL]
+    assert calls[1] == ("search", {"query": "Supply Agreement between Acme and Beta governing law"})
+
+
 def test_keyword_queries_drop_stopwords(tokenizer):
-    _, queries = teacher_episode(tokenizer, QUESTION, CLAUSE, styles=("keywords",))
-    assert queries == ["state's law governs supply agreement acme beta"]
+    retriever = Contracts(CONTRACT)
+    teacher_episode(tokenizer, QUESTION, retriever, styles=("keywords",))
+    assert retriever.asked == [("state's law governs supply agreement acme beta", None)]
 
 
 def test_query_styles_vary_across_questions():
@@ -81,10 +122,13 @@ def test_query_styles_vary_across_questions():
 
 
 def test_checks_reject_unanswered_and_wrong_answers(tokenizer):
-    log, _ = teacher_episode(tokenizer, QUESTION, "Payment is due monthly.")
-    assert check_trajectory(log, QUESTION) == "schema"  # nothing matched: "I could not find it."
+    nowhere = replace(QUESTION, gold_spans=[["third", 0, 10]], answer="Utah", answer_aliases=[])
+    log = teacher_episode(tokenizer, nowhere, Contracts(), max_steps=2)
+    assert check_trajectory(log, nowhere) == "schema"  # nothing matched: "I could not find it."
     elsewhere = replace(QUESTION, answer="Delaware courts have exclusive jurisdiction")
-    log, _ = teacher_episode(tokenizer, elsewhere, f"{CLAUSE} Delaware is where notices go.")
+    log = teacher_episode(
+        tokenizer, elsewhere, Contracts(f"{CLAUSE} Delaware is where notices go."), max_steps=2
+    )
     assert check_trajectory(log, elsewhere) == "answer"
 
 
@@ -97,7 +141,7 @@ def test_docstring_examples(module):
 def test_unmasked_sft_rows_train_on_the_tool_result_turn_masked_ones_do_not(tokenizer):
     from agenttune.events.projections.sft import sft_row
 
-    log, _ = teacher_episode(tokenizer, QUESTION, f"Payment is due monthly. {CLAUSE}")
+    log = teacher_episode(tokenizer, QUESTION, Contracts(CONTRACT))
     masked = sft_row(log, tokenizer, {"tool_result": 0.0})
     unmasked = sft_row(log, tokenizer, {"tool_result": 1.0})
     assert masked["input_ids"] == unmasked["input_ids"]
@@ -106,7 +150,9 @@ def test_unmasked_sft_rows_train_on_the_tool_result_turn_masked_ones_do_not(toke
     ]
     assert changed and all(masked["weights"][i] == 0.0 and unmasked["weights"][i] == 1.0 for i in changed)
     turn = tokenizer.decode([masked["input_ids"][i] for i in changed])
-    assert "Payment is due monthly." in turn and "supply#3" in turn  # the search result the tool returned
+    assert (
+        "Payment is due monthly." in turn and "doc_id: supply" in turn
+    )  # the search result the tool returned
     for row in (masked, unmasked):  # the answer quoting the clause is trained on in both
         trained = tokenizer.decode(
             [t for t, w in zip(row["input_ids"], row["weights"], strict=True) if w > 0]

@@ -72,3 +72,28 @@ def test_distractors_never_duplicate_the_sets_own_cuad_documents():
     distractors = [d.removeprefix(DISTRACTOR_PREFIX) for d in documents if d.startswith(DISTRACTOR_PREFIX)]
     own = {filename_key(d.rsplit("/", 1)[-1]) for d in cuad.documents}
     assert len(distractors) == 505 and not own & {filename_key(d) for d in distractors}
+
+
+def test_sample_gold_spans_are_the_passages_the_reference_answers_quote():
+    sets = {s.name: s for s in load_sample()}
+    for bench in sets.values():
+        with_spans = [q for q in bench.queries if q.gold_spans]
+        assert len(with_spans) >= 20
+        for q in with_spans:
+            for doc, start, end in q.gold_spans:
+                words = bench.documents[doc][start:end].split()
+                assert doc == q.gold_files[0] and len(words) >= 4
+                assert words[1] in q.reference_answer  # the quote is the answer's
+
+
+def test_ranked_scores_follow_the_papers_span_definitions():
+    from agenttune.benchmarks.legalbench_rag.metrics import ranked_scores
+
+    gold = [("g", 100, 200)]
+    passages = [("x", 0, 100), ("g", 50, 150), ("g", 150, 350)]
+    scores = ranked_scores(passages, ["g"], gold, ks=(1, 2, 3, 64))
+    assert (scores["doc@1"], scores["doc@2"]) == (0.0, 1.0)
+    assert (scores["recall@1"], scores["recall@2"], scores["recall@3"]) == (0.0, 0.5, 1.0)
+    assert scores["precision@2"] == 50 / 200 and scores["precision@3"] == 100 / 400
+    assert scores["recall@64"] == 1.0
+    assert "recall@1" not in ranked_scores(passages, ["g"], [], ks=(1,))

@@ -44,19 +44,19 @@ def test_conversational_completions_are_read_from_the_last_message():
 
 
 def test_evidence_and_frugality_rank_focused_search_first():
-    gold = [["c1", "c2"]] * 3
-    retrieved = [["c1", "c2"], ["c1", "x"], ["x", "y"]]
-    assert evidence_coverage(["", "", ""], gold_chunk_ids=gold, retrieved_chunk_ids=retrieved) == [
-        1.0,
-        0.5,
-        0.0,
+    gold = [[["d", 100, 200], ["d", 500, 600]]] * 3
+    shown = [  # both quotes seen (one in two overlapping snippets); half of one; the right words elsewhere
+        [["d", 90, 170], ["d", 150, 260], ["d", 480, 640]],
+        [["d", 100, 150], ["d", 700, 900]],
+        [["e", 100, 200]],
     ]
+    assert evidence_coverage(["", "", ""], gold_spans=gold, shown_spans=shown) == [1.0, 0.25, 0.0]
     frugal = search_frugality(["", "", ""], num_searches=[2, 3, 8], hops=[2, 2, 2])
     assert frugal[0] == 1.0 > frugal[1] > frugal[2] > 0.0
 
 
 def test_missing_columns_fail_loudly():
-    with pytest.raises(KeyError, match="retrieved_chunk_ids"):
-        evidence_coverage([""], gold_chunk_ids=[["c1"]])
+    with pytest.raises(KeyError, match="shown_spans"):
+        evidence_coverage([""], gold_spans=[[["d", 0, 1]]])
     with pytest.raises(ValueError, match="2 values for 1"):
         answer_f1(["x"], answer=["a", "b"])

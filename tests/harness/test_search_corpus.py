@@ -1,4 +1,5 @@
-"""harness=search_corpus: one search tool over any retriever, with retrieved chunk ids recorded for rewards."""
+"""harness=search_corpus: search the corpus, find documents by name, search one document; results name each
+passage's document and character range, and the log records what was shown."""
 
 import pytest
 
@@ -7,62 +8,117 @@ from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.schema import Event, EventLog, TextPayload, ToolCallPayload
 from agenttune.harness.search_corpus import SearchCorpusHarness
 from agenttune.harness.tools_harness import Question
+from agenttune.rag.catalog import DocumentCatalog
+from agenttune.rag.chunking import Chunk
 from agenttune.rag.retriever import Hit
 
 TASK = Question(id="q1", question="Which state's law governs the lease?")
 
 
 class FakeRetriever:
-    """Returns chunks of the words in the query; records the k it was asked for."""
+    """Returns one 100-character chunk per query word; records each (k, doc_id) it was asked for."""
 
     def __init__(self) -> None:
-        self.ks: list[int] = []
+        self.asked: list[tuple[int, str | None]] = []
 
-    def search(self, query: str, k: int) -> list[Hit]:
-        self.ks.append(k)
+    def search(self, query: str, k: int, doc_id: str | None = None) -> list[Hit]:
+        self.asked.append((k, doc_id))
+        doc = doc_id or "lease doc"
+        texts = [f"Clause about {word}." for word in query.split()]
         hits = [
-            Hit(f"lease doc#{i}", "lease doc", 3.0 - i, f"Clause about {word}.")
-            for i, word in enumerate(query.split())
+            Hit(f"{doc}#{i}", doc, 3.0 - i, text, 100 * i, 100 * i + len(text))
+            for i, text in enumerate(texts)
         ]
         return hits[:k]
 
 
+CATALOG = DocumentCatalog(
+    [
+        Chunk("lease doc#0", "lease doc", 0, 5, "x", "Office Lease (Acme Corp; Beta LLC)"),
+        Chunk("supply#0", "supply", 0, 5, "y", "Supply Agreement (Gamma Inc; Delta Ltd)"),
+    ]
+)
+
+
+def call(tool: str, call_id: str, **arguments) -> Event:
+    return Event(payload=ToolCallPayload(call_id=call_id, name=tool, arguments=arguments))
+
+
 def search(query: str, call_id: str) -> Event:
-    return Event(payload=ToolCallPayload(call_id=call_id, name="search", arguments={"query": query}))
+    return call("search", call_id, query=query)
 
 
-@pytest.fixture
-def harness() -> SearchCorpusHarness:
-    harness = SearchCorpusHarness.from_config(
-        FakeRetriever(), HarnessConfig(name="search_corpus", top_k=2, max_steps=4)
-    )
+def make(tools=("search",), **kwargs) -> SearchCorpusHarness:
+    cfg = HarnessConfig(name="search_corpus", top_k=2, max_steps=4, tools=list(tools), **kwargs)
+    harness = SearchCorpusHarness.from_config(FakeRetriever(), cfg, CATALOG)
     harness.reset(TASK)
     return harness
 
 
-def test_exposes_exactly_one_search_tool(harness):
-    (schema,) = harness.tool_schemas()
+@pytest.fixture
+def harness() -> SearchCorpusHarness:
+    return make()
+
+
+def test_exposes_the_configured_tools():
+    (schema,) = make().tool_schemas()
     assert schema["function"]["name"] == "search"
     assert list(schema["function"]["parameters"]["properties"]) == ["query"]
+    names = [
+        s["function"]["name"] for s in make(["search", "find_documents", "search_document"]).tool_schemas()
+    ]
+    assert names == ["search", "find_documents", "search_document"]
+    with pytest.raises(ValueError, match="choose one or more of"):
+        make(["grep"])
+    with pytest.raises(ValueError, match="need a document catalog"):
+        SearchCorpusHarness(FakeRetriever(), tools=["search", "search_document"])
 
 
-def test_results_are_numbered_chunks_with_ids_and_recorded_in_info(harness):
+def test_results_name_document_and_range_and_are_recorded(harness):
     result = harness.step(search("governing law state", "s1"))
     (event,) = result.observations
     assert event.payload.call_id == "s1" and not event.payload.is_error
     assert event.payload.content.splitlines()[:2] == [
-        "[1] chunk_id: lease doc#0 | doc_id: lease doc | score: 3.000",
+        "[1] doc_id: lease doc | chars 0-23 | score: 3.000",
         "Clause about governing.",
     ]
-    assert "[2] chunk_id: lease doc#1" in event.payload.content and "[3]" not in event.payload.content
-    assert harness.retriever.ks == [2]
+    assert (
+        "[2] doc_id: lease doc | chars 100-117" in event.payload.content
+        and "[3]" not in event.payload.content
+    )
+    assert harness.retriever.asked == [(2, None)]
     assert result.info["searches"] == 1
     assert result.info["step_chunk_ids"] == ["lease doc#0", "lease doc#1"]
     assert event.payload.metadata == {
         "retrieved_ids": ["lease doc#0", "lease doc#1"],
         "doc_ids": ["lease doc", "lease doc"],
+        "spans": [["lease doc", 0, 23], ["lease doc", 100, 117]],
         "query": "governing law state",
     }
+
+
+def test_snippets_show_the_window_of_the_query_words_with_its_range():
+    harness = make(snippet_chars=10)
+    (event,) = harness.step(search("governing", "s1")).observations
+    assert event.payload.content == "[1] doc_id: lease doc | chars 13-23 | score: 3.000\ngoverning."
+    assert event.payload.metadata["spans"] == [["lease doc", 13, 23]]
+
+
+def test_find_documents_then_search_one_of_them():
+    harness = make(["search", "find_documents", "search_document"])
+    (found,) = harness.step(call("find_documents", "f1", name="Acme lease")).observations
+    assert (
+        found.payload.content.splitlines()[0] == "[1] doc_id: lease doc | Office Lease (Acme Corp; Beta LLC)"
+    )
+    assert found.payload.metadata == {"doc_ids": ["lease doc"], "query": "Acme lease"}
+    scoped = harness.step(call("search_document", "d1", doc_id="supply", query="price"))
+    assert scoped.observations[0].payload.content.startswith("[1] doc_id: supply | chars 0-19")
+    assert harness.retriever.asked == [(2, "supply")]
+    assert scoped.info["searches"] == 2 and scoped.info["step_chunk_ids"] == ["supply#0"]
+    (missing,) = harness.step(call("search_document", "d2", doc_id="lease", query="rent")).observations
+    assert missing.payload.is_error and "no document with doc_id 'lease'" in missing.payload.content
+    nothing = harness.step(call("find_documents", "f2", name="zzz")).observations[0].payload.content
+    assert nothing == "No documents match 'zzz'. Try other words."
 
 
 def test_info_accumulates_searches_and_unique_chunk_ids(harness):

@@ -24,8 +24,8 @@ class Fixed(Retriever):
     def index_size_bytes(self):
         return 1
 
-    def search(self, query, k=None):
-        return self.ranking[: k or self.k]
+    def search(self, query, k=None, doc_id=None):
+        return [h for h in self.ranking if doc_id in (None, h.doc_id)][: k or self.k]
 
 
 def test_rrf_rewards_agreement_between_rankings():
@@ -50,13 +50,19 @@ def test_hybrid_builds_all_parts_and_cuts_at_k():
     assert hybrid.index_size_bytes() == 2
 
 
+def test_hybrid_passes_the_document_scope_and_keeps_offsets():
+    ranking = [Hit("a", "d", 1.0, "x", 10, 20), Hit("b", "e", 1.0, "y", 0, 5)]
+    hybrid = HybridRetriever(retrievers={"lex": Fixed(ranking)}).build([Chunk("a", "d", 0, 1, "x")])
+    assert [(h.chunk_id, h.start, h.end) for h in hybrid.search("q", doc_id="d")] == [("a", 10, 20)]
+
+
 def test_hybrid_rejects_weights_for_unknown_parts():
     with pytest.raises(ValueError, match="not configured"):
         HybridRetriever(retrievers={"lex": Fixed([])}, weights={"dense": 1.0})
 
 
 @pytest.mark.slow
-def test_hybrid_of_sqlite_and_chroma_on_real_contracts(contracts, tmp_cache):
+def test_hybrid_of_bm25s_and_chroma_on_real_contracts(contracts, tmp_cache):
     chunks = chunk_documents({c.doc_id: c.text for c in contracts[:1]}, size=1000, overlap=100)
     hybrid = HybridRetriever(cache_dir=tmp_cache, k=5).build(chunks)
     results = hybrid.search("governing law of this agreement")

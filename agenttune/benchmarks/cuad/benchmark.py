@@ -1,8 +1,12 @@
 """``benchmark=cuad_search``: clause questions over CUAD contracts, answered by searching them.
 
-Train and eval questions come from CUAD's clause annotations (``benchmark.num_train``, ``benchmark.num_eval``);
-the retriever indexes the contracts they need plus distractors (``benchmark.max_docs``), built once in the cache.
-Each episode searches through :class:`~agenttune.harness.search_corpus.SearchCorpusHarness`; the ``reward``
+Train and eval questions come from CUAD's clause annotations (``benchmark.num_train``, ``benchmark.num_eval``),
+naming their contract by title and parties or by title alone (``benchmark.question_style``); with
+``benchmark.question_set=multi_hop`` the eval questions are the synthesised multi-hop ones (metrics per hop count).
+The retriever indexes all 510 contracts (``benchmark.max_docs`` caps the corpus for small runs: the contracts the
+questions need plus distractors), built once in the cache. Each episode searches through
+:class:`~agenttune.harness.search_corpus.SearchCorpusHarness` (whole corpus, the contracts' catalogue, one
+contract); the ``reward``
 group mixes answer EM/F1, evidence coverage, frugality and format; metrics are
 :func:`~agenttune.benchmarks.cuad.metrics.episode_scores` per episode (means with 95% intervals); the teacher is the scripted
 :class:`~agenttune.benchmarks.cuad.teacher.RetrievalTeacher`, and its trajectories are kept when they pass
@@ -22,6 +26,7 @@ from agenttune.benchmarks.cuad.teacher import RetrievalTeacher, check_trajectory
 from agenttune.benchmarks.search import build_retriever, search_harness, search_reward
 from agenttune.engines.scripted import ScriptedEngine
 from agenttune.events.schema import EventLog
+from agenttune.rag.catalog import DocumentCatalog
 from agenttune.rag.questions import QuestionRecord
 
 CUAD_SPLITS = {"train": "train", "eval": "validation"}
@@ -49,34 +54,45 @@ class CuadSearch(Benchmark):
             "train": max(bench.num_train, warm_start.num_questions if warm_start.enabled else 0),
             "eval": bench.num_eval,
         }
+        kinds = {"train": "single_hop", "eval": bench.question_set}
         return {
             split: cuad_questions(
-                "single_hop",
+                kinds[split],
                 CUAD_SPLITS[split],
                 limit=limits[split],
                 seed=bench.seed,
                 chunk_size=bench.chunk_size,
                 chunk_overlap=bench.chunk_overlap,
+                style=bench.question_style,
             )
             for split in limits
         }
 
     @functools.cached_property
-    def retriever(self):
-        """The index over the contracts of both splits' questions plus distractors (built on first use)."""
+    def _chunks(self):
+        """The corpus: all contracts, or the questions' contracts plus distractors up to ``benchmark.max_docs``."""
         bench = self.cfg.benchmark
         questions = [*self._questions["train"], *self._questions["eval"]]
-        chunks = corpus_for(
+        return corpus_for(
             questions,
             bench.max_docs,
             seed=bench.seed,
             chunk_size=bench.chunk_size,
             chunk_overlap=bench.chunk_overlap,
         )
-        return build_retriever(self.cfg, chunks)
+
+    @functools.cached_property
+    def retriever(self):
+        """The index over the corpus (built on first use, then loaded from the cache)."""
+        return build_retriever(self.cfg, self._chunks)
+
+    @functools.cached_property
+    def catalog(self) -> DocumentCatalog:
+        """The corpus's contracts, searchable by title and parties."""
+        return DocumentCatalog(self._chunks)
 
     def harness(self, task: QuestionRecord):
-        return search_harness(self.cfg, self.retriever)
+        return search_harness(self.cfg, self.retriever, self.catalog)
 
     def reward(self):
         return search_reward(self.cfg)
@@ -89,7 +105,7 @@ class CuadSearch(Benchmark):
     def teacher(self, task: QuestionRecord, tokenizer: Any, kind: str = "oracle") -> ScriptedEngine:
         if kind != "oracle":
             return super().teacher(task, tokenizer, kind)
-        return ScriptedEngine(RetrievalTeacher([task]), tokenizer)
+        return ScriptedEngine(RetrievalTeacher([task], max_calls=self.cfg.harness.max_steps - 1), tokenizer)
 
     def check(self, log: EventLog, task: QuestionRecord) -> str:
         return check_trajectory(log, task)

@@ -16,7 +16,7 @@ from agenttune.benchmarks.cuad.corpus import cuad_chunks
 from agenttune.benchmarks.cuad.data import load_contracts
 from agenttune.benchmarks.cuad.graph import TEMPLATES, build_cuad_graph
 from agenttune.benchmarks.cuad.questions import build_single_hop_questions
-from agenttune.rag.chunking import Chunk
+from agenttune.rag.chunking import Chunk, chunk_text
 from agenttune.rag.questions import QuestionRecord, read_jsonl
 from agenttune.rag.synthesis.generators import TemplateGenerator
 from agenttune.rag.synthesis.pipeline import SynthesisConfig, synthesize
@@ -49,21 +49,45 @@ def cuad_questions(
     limit: int | None = None,
     val_fraction: float = 0.2,
     seed: int = 0,
+    style: str = "title_parties",
 ) -> list[QuestionRecord]:
     """Questions of one split: read from ``questions_dir`` (the output of ``scripts/build_cuad_questions.py``)
-    or, when it is None, built in-process (single-hop in seconds; multi-hop in well under a minute).
-    ``limit`` keeps the first questions in id order, so a run's subset is stable."""
+    or, when it is None, built in-process (single-hop in seconds, naming contracts in ``style``; multi-hop in
+    well under a minute). ``limit`` keeps the first questions in id order, so a run's subset is stable. Multi-hop
+    questions get their gold chunks' character ranges as ``gold_spans`` (their evidence is whole passages)."""
+    if kind not in ("single_hop", "multi_hop"):
+        raise ValueError(f"unknown question set {kind!r}; choose single_hop or multi_hop")
     if questions_dir is not None:
         records = _read_built(Path(questions_dir), kind, split, chunk_size, chunk_overlap)
     elif kind == "single_hop":
-        records = build_single_hop_questions(load_contracts(), chunk_size, chunk_overlap, val_fraction, seed)
+        records = build_single_hop_questions(
+            load_contracts(), chunk_size, chunk_overlap, val_fraction, seed, style=style
+        )
     else:
         graph = build_cuad_graph(load_contracts(), chunk_size, chunk_overlap)
         with tempfile.TemporaryDirectory() as scratch:
             config = SynthesisConfig(val_fraction=val_fraction, seed=seed)
             records = synthesize(graph, TEMPLATES, TemplateGenerator(TEMPLATES), Path(scratch), config)
     records = sorted((r for r in records if split == "all" or r.split == split), key=lambda r: r.id)
-    return records[:limit] if limit is not None else records
+    records = records[:limit] if limit is not None else records
+    return with_chunk_spans(records, chunk_size, chunk_overlap) if kind == "multi_hop" else records
+
+
+def with_chunk_spans(
+    records: Sequence[QuestionRecord], chunk_size: int, chunk_overlap: int
+) -> list[QuestionRecord]:
+    """``records`` with every empty ``gold_spans`` set to the character ranges of its gold chunks."""
+    texts = {c.doc_id: c.text for c in load_contracts()}
+    ranges: dict[str, list] = {}
+    for doc_id in {d for r in records if not r.gold_spans for d in r.doc_ids}:
+        ranges |= {
+            c.id: [doc_id, c.start, c.end]
+            for c in chunk_text(doc_id, texts[doc_id], chunk_size, chunk_overlap)
+        }
+    for record in records:
+        if not record.gold_spans:
+            record.gold_spans = [ranges[c] for c in record.gold_chunk_ids]
+    return list(records)
 
 
 def corpus_for(

@@ -1,11 +1,22 @@
 """A scripted retrieval teacher for distillation, and the checks its trajectories must pass to be kept.
 
-The teacher is privileged the way an oracle is: it knows each question's gold answer, but it can only answer with
-what its search showed. It searches once, then answers with the sentence of the shown passages that has the
-highest token F1 with the gold answer. Its query is the question itself or the question's content words (one
-style per question, fixed by a hash of its id), so that a student distilled from it has more than one way to
-search and RL samples from it differ. It sees exactly what a student sees (the same harness), so a kept
-trajectory is one a student could imitate. Checks (:func:`check_trajectory`):
+The teacher is privileged the way an oracle is: it knows each question's gold answer and evidence, so it
+recognises the clause when a result shows it, but it chooses what to search from the question alone and can only
+answer with what its searches showed. It searches in steps, as a person would (:func:`search_plan`):
+
+1. ``search`` the whole collection with the question itself or its content words (one style per question, fixed
+   by a hash of its id, so that a student distilled from it has more than one way to search);
+2. when no result shows the clause: ``find_documents`` with the contract's name as the question gives it;
+3. ``search_document`` in the first contract listed, with the question's words less the name, then reformulated
+   as the clause category's name; then the next contracts listed, one search each.
+
+With a budget of two calls (or without the document tools) the second call searches the whole corpus again, for
+the contract's name and the category's name.
+
+It stops at the first result that shows gold evidence (a passage overlapping a gold quote, read from the
+result's ``chars`` ranges) or when its call budget is spent, and answers with the sentence of all shown passages
+that has the highest token F1 with the gold answer. It sees exactly what a student sees (the same harness), so a
+kept trajectory is one a student could imitate. Checks (:func:`check_trajectory`):
 
 - schema: no ERROR event, at least one well-formed tool call and a final answer;
 - grounding: the answer occurs verbatim in a tool result the episode was shown;
@@ -21,17 +32,20 @@ from typing import Any
 
 from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.schema import EventKind, EventLog
+from agenttune.rag import spans
 from agenttune.rag.questions import QuestionRecord
 from agenttune.rewards.answer import extract_answer, token_f1
 from agenttune.rewards.grounding import content_word_list
 
-HIT_HEADER = re.compile(r"^\[\d+\] chunk_id: .*$", re.MULTILINE)
+HIT_HEADER = re.compile(r"^\[\d+\] doc_id: (.*?) \| chars (\d+)-(\d+) \| score: \S+$", re.MULTILINE)
+LISTED_DOC = re.compile(r"^\[\d+\] doc_id: (.*?)(?: \| .*)?$", re.MULTILINE)
 SENTENCE_END = re.compile(r"(?<=[.;:])\s+|\n\s*\n")
 QUERY_STYLES = ("question", "keywords")
 
 
 def teacher_query(question: QuestionRecord, styles: Sequence[str] = QUERY_STYLES) -> str:
-    """The teacher's search query for ``question``: its text, or its content words, chosen by a hash of its id.
+    """The teacher's first search query for ``question``: its text, or its content words, chosen by a hash of
+    its id.
 
     >>> q = QuestionRecord("q1", "Who may terminate the lease?", "", [], [], [], 1, "Termination")
     >>> teacher_query(q, ["keywords"]), teacher_query(q, ["question"])
@@ -45,37 +59,90 @@ def teacher_query(question: QuestionRecord, styles: Sequence[str] = QUERY_STYLES
     raise ValueError(f"unknown query style {style!r}; known: {QUERY_STYLES}")
 
 
-def best_sentence(passages: str, gold: Sequence[str]) -> str:
-    """The sentence of a search result (headers removed) with the highest token F1 against ``gold`` ('' if none)."""
-    sentences = [
-        s.strip() for part in HIT_HEADER.split(passages) for s in SENTENCE_END.split(part) if s.strip()
-    ]
+def clause_query(question: QuestionRecord) -> str:
+    """The question's content words that do not name its contract (all of them when it names none).
+
+    >>> q = QuestionRecord("q1", "Which law governs the Supply Agreement between Acme and Beta?", "", [], [], [],
+    ...                    1, "Governing Law", meta={"contract": "the Supply Agreement between Acme and Beta"})
+    >>> clause_query(q)
+    'law governs'
+    """
+    name = set(content_word_list(question.meta.get("contract", "")))
+    words = [w for w in content_word_list(question.question) if w not in name]
+    return " ".join(words) or question.question
+
+
+def passages(results: Sequence[str]) -> list[tuple[str, int, int, str]]:
+    """``(doc_id, start, end, text)`` of every passage in search results (a result lists them under headers)."""
+    found = []
+    for result in results:
+        heads = list(HIT_HEADER.finditer(result))
+        for head, following in zip(heads, [*heads[1:], None], strict=False):
+            text = result[head.end() : following.start() if following else len(result)].strip()
+            found.append((head.group(1), int(head.group(2)), int(head.group(3)), text))
+    return found
+
+
+def search_plan(
+    question: QuestionRecord,
+    listed: Sequence[str],
+    tools: Sequence[str],
+    styles: Sequence[str] = QUERY_STYLES,
+    max_calls: int = 5,
+) -> list[tuple[str, dict[str, str]]]:
+    """The teacher's calls in order, ``(tool, arguments)``, given the contracts ``find_documents`` listed. Without
+    the document tools, a question naming no contract or a budget under 3 calls (too few to find a contract and
+    search it), a miss is searched again over the whole corpus, reformulated as the category's name."""
+    plan = [("search", {"query": teacher_query(question, styles)})]
+    name = question.meta.get("contract", "").removeprefix("the ")
+    reformulated = " ".join(content_word_list(question.category.replace("-", " "))) or question.category
+    if not name or max_calls < 3 or not {"find_documents", "search_document"} <= set(tools):
+        return plan + [("search", {"query": f"{name} {reformulated}".strip()})]
+    plan.append(("find_documents", {"name": name}))
+    for rank, doc_id in enumerate(listed):
+        plan.append(("search_document", {"doc_id": doc_id, "query": clause_query(question)}))
+        if rank == 0:
+            plan.append(("search_document", {"doc_id": doc_id, "query": reformulated}))
+    return plan
+
+
+def best_sentence(texts: Sequence[str], gold: Sequence[str]) -> str:
+    """The sentence of ``texts`` with the highest token F1 against ``gold`` ('' if none shares a word)."""
+    sentences = [s.strip() for text in texts for s in SENTENCE_END.split(text) if s.strip()]
     scored = [(token_f1(s, gold), -i, s) for i, s in enumerate(sentences)]
     best = max(scored, default=(0.0, 0, ""))
     return best[2] if best[0] > 0 else ""
 
 
 class RetrievalTeacher:
-    """The teacher policy for ``ScriptedEngine(RetrievalTeacher(questions), tokenizer)``: search, then answer."""
+    """The teacher policy for ``ScriptedEngine(RetrievalTeacher(questions), tokenizer)``: search in steps until a
+    result shows the evidence or ``max_calls`` calls are spent, then answer."""
 
     def __init__(
-        self, questions: Sequence[QuestionRecord], query_styles: Sequence[str] = QUERY_STYLES
+        self,
+        questions: Sequence[QuestionRecord],
+        query_styles: Sequence[str] = QUERY_STYLES,
+        max_calls: int = 5,
     ) -> None:
-        self.gold = {q.question: [q.answer, *q.answer_aliases] for q in questions}
-        self.query = {q.question: teacher_query(q, query_styles) for q in questions}
+        self.questions = {q.question: q for q in questions}
+        self.query_styles = query_styles
+        self.max_calls = max_calls
 
     def __call__(
         self, conversation: list[dict[str, Any]], tools: list[dict[str, Any]] | None
     ) -> dict[str, Any]:
-        question = next(m["content"] for m in conversation if m["role"] == "user")
+        question = self.questions[next(m["content"] for m in conversation if m["role"] == "user")]
         results = [m["content"] for m in conversation if m["role"] == "tool"]
-        if not results:
-            call = {
-                "type": "function",
-                "function": {"name": "search", "arguments": {"query": self.query[question]}},
-            }
+        shown = passages(results)
+        found = spans.touches(question.gold_spans, [(d, s, e) for d, s, e, _ in shown])
+        names = [t["function"]["name"] for t in tools or []]
+        listed = [m.group(1) for r in results if not HIT_HEADER.search(r) for m in LISTED_DOC.finditer(r)]
+        plan = search_plan(question, listed, names, self.query_styles, self.max_calls)
+        if not found and len(results) < min(len(plan), self.max_calls):
+            name, arguments = plan[len(results)]
+            call = {"type": "function", "function": {"name": name, "arguments": arguments}}
             return {"role": "assistant", "content": "", "tool_calls": [call]}
-        answer = best_sentence(results[-1], self.gold[question])
+        answer = best_sentence([text for *_, text in shown], [question.answer, *question.answer_aliases])
         return {
             "role": "assistant",
             "content": f"<answer>{answer}</answer>" if answer else "I could not find it.",

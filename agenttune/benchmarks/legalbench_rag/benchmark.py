@@ -2,11 +2,14 @@
 
 For each corpus of ``benchmark.corpora`` (MAUD, ContractNLI, PrivacyQA, CUAD) the sample's documents are indexed
 together with ``benchmark.distractor_docs`` CUAD contracts (so finding the document is not trivial); each query
-is one search episode in that corpus's index. Metrics per corpus: ``<corpus>/doc@8`` (a gold source document
-among the documents the agent's searches returned, each search returning the top ``harness.top_k``),
-``<corpus>/searches_per_question`` and ``<corpus>/retriever_doc@8`` (the query sent straight to the retriever,
-the no-agent reference), each a mean over the corpus's queries with its bootstrap interval; ``<corpus>/queries``
-and ``<corpus>/documents`` (the index's documents) count.
+is one search episode in that corpus's index (the agent has the corpus's catalogue too, for ``find_documents`` and
+``search_document``). Metrics per corpus, as LegalBench-RAG scores retrieval
+(:func:`~agenttune.benchmarks.legalbench_rag.metrics.ranked_scores`), at k = 1, 2, 4, ..., 64:
+``<corpus>/doc@k`` and ``<corpus>/precision@k`` / ``<corpus>/recall@k`` (character spans, on the queries with gold
+spans) of the first k passages the agent's searches showed, in order, and the same as ``<corpus>/retriever_*`` of
+the query sent straight to the retriever (the no-agent reference); ``<corpus>/searches_per_question``; each a mean
+over the corpus's queries with its bootstrap interval. ``<corpus>/queries`` and ``<corpus>/documents`` (the index's
+documents) count.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from dataclasses import dataclass
 from agenttune.benchmarks.base import Benchmark, register
 from agenttune.benchmarks.legalbench_rag.corpus import legalbench_chunks
 from agenttune.benchmarks.legalbench_rag.data import LegalBenchQuery, LegalBenchSet, load_sample
-from agenttune.benchmarks.legalbench_rag.metrics import doc_at_k
-from agenttune.benchmarks.search import build_retriever, returned_docs, search_harness
+from agenttune.benchmarks.legalbench_rag.metrics import KS, ranked_scores
+from agenttune.benchmarks.search import build_retriever, search_harness, shown_spans
 from agenttune.events.schema import EventKind, EventLog
+from agenttune.rag.catalog import DocumentCatalog
 from agenttune.rag.retriever import Retriever
 
 
@@ -33,6 +37,7 @@ class CorpusQuery:
     question: str
     corpus: str
     gold_files: tuple[str, ...]
+    gold_spans: tuple[tuple[str, int, int], ...] = ()
 
 
 @register("legalbench_rag")
@@ -43,7 +48,7 @@ class LegalBenchRag(Benchmark):
     def tasks(self, split: str, limit: int | None = None) -> list[CorpusQuery]:
         limit = self.limit(split, limit)
         return [
-            CorpusQuery(q.id, q.query, corpus.name, tuple(q.gold_files))
+            CorpusQuery(q.id, q.query, corpus.name, tuple(q.gold_files), tuple(q.gold_spans))
             for corpus in self.corpora
             for q in self._queries(corpus, limit)
         ]
@@ -54,42 +59,42 @@ class LegalBenchRag(Benchmark):
         return load_sample(root, list(self.cfg.benchmark.corpora) or None)
 
     @functools.cached_property
-    def indexes(self) -> dict[str, tuple[Retriever, int]]:
-        """Per corpus: an index of its documents plus the distractor contracts, and how many documents it holds."""
+    def indexes(self) -> dict[str, tuple[Retriever, DocumentCatalog]]:
+        """Per corpus: an index of its documents plus the distractor contracts, and their catalogue."""
         bench = self.cfg.benchmark
         indexes = {}
         for corpus in self.corpora:
             chunks = legalbench_chunks(
                 corpus, bench.distractor_docs, bench.chunk_size, bench.chunk_overlap, bench.seed
             )
-            indexes[corpus.name] = (
-                build_retriever(self.cfg, chunks),
-                len({chunk.doc_id for chunk in chunks}),
-            )
+            indexes[corpus.name] = (build_retriever(self.cfg, chunks), DocumentCatalog(chunks))
         return indexes
 
     def harness(self, task: CorpusQuery):
-        return search_harness(self.cfg, self.indexes[task.corpus][0])
+        return search_harness(self.cfg, *self.indexes[task.corpus])
 
     def episode_scores(
         self, logs: Sequence[EventLog], tasks: Sequence[CorpusQuery]
     ) -> list[dict[str, float]]:
-        """Per query, under its corpus: ``doc@8`` of the agent's searches, its number of searches and
-        ``retriever_doc@8`` of the query sent straight to the retriever."""
+        """Per query, under its corpus: the ranked scores of the passages the agent's searches showed and of the
+        query sent straight to the retriever (``retriever_``), and its number of tool calls."""
         by_id = {task.id: task for task in tasks}
         scores = []
         for log in logs:
             task = by_id[log.task_id]
             retriever = self.indexes[task.corpus][0]
+            hits = retriever.search(task.question, max(KS))
+            agent = ranked_scores(shown_spans(log), task.gold_files, task.gold_spans)
+            alone = ranked_scores(
+                [(h.doc_id, h.start, h.end) for h in hits], task.gold_files, task.gold_spans
+            )
             scores.append(
-                {
-                    f"{task.corpus}/doc@8": float(bool(set(task.gold_files) & returned_docs(log))),
+                {f"{task.corpus}/{name}": value for name, value in agent.items()}
+                | {f"{task.corpus}/retriever_{name}": value for name, value in alone.items()}
+                | {
                     f"{task.corpus}/searches_per_question": float(
                         sum(e.kind == EventKind.TOOL_CALL for e in log.events)
-                    ),
-                    f"{task.corpus}/retriever_doc@8": doc_at_k(
-                        retriever.search(task.question, 8), task.gold_files, k=8
-                    ),
+                    )
                 }
             )
         return scores
@@ -100,7 +105,7 @@ class LegalBenchRag(Benchmark):
         queries = Counter(by_id[log.task_id].corpus for log in logs)
         metrics: dict[str, float] = {}
         for corpus, count in queries.items():
-            metrics |= {f"{corpus}/queries": count, f"{corpus}/documents": self.indexes[corpus][1]}
+            metrics |= {f"{corpus}/queries": count, f"{corpus}/documents": len(self.indexes[corpus][1])}
         return metrics
 
     @staticmethod
