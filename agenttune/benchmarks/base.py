@@ -75,7 +75,7 @@ BUILT_IN = {
     "tau2_airline": "agenttune.benchmarks.tau2.benchmark",
     "tau2_retail": "agenttune.benchmarks.tau2.benchmark",
     "tau2_telecom": "agenttune.benchmarks.tau2.benchmark",
-    "tau2_banking": "agenttune.benchmarks.tau2.banking.benchmark",
+    "tau2_banking": "agenttune.benchmarks.tau2.benchmark",
 }
 _REGISTRY: dict[str, type[Benchmark]] = {}
 

@@ -203,3 +203,24 @@ def test_attribution_and_divergence_pairs_on_banking_episodes(tasks):
     assert pairs.counts["success_logs"] == 2 and pairs.train
     for row in pairs.train:
         assert row["chosen"] != row["rejected"]
+
+
+def test_self_evolution_takes_four_domains_and_averages_over_tasks(tmp_path):
+    from agenttune.benchmarks.base import load_benchmark
+    from agenttune.benchmarks.tau2.banking import knowledge
+    from tests.conftest import compose_config
+
+    cfg = compose_config(["+experiment=tau2_toolgraph_dpo", "retrieval=bm25s"], tmp_path)
+    assert list(cfg.benchmark.domains) == ["airline", "retail", "telecom", "banking_knowledge"]
+    benchmark = load_benchmark(cfg)
+    assert knowledge._SETTINGS.backend == "bm25s" and knowledge._SETTINGS.cache_dir == str(
+        cfg.paths.cache_dir
+    )
+    banking = benchmark.domain_tasks(DOMAIN, "eval", 3)
+    retail = benchmark.domain_tasks("retail", "eval", 1)
+    agent = lambda kind: lambda task: benchmark.teacher(task, None, kind)  # noqa: E731
+    logs = run_tasks(agent("oracle"), lambda: benchmark.domain_harness(DOMAIN), banking, DOMAIN)
+    logs += run_tasks(agent("skip_write"), lambda: benchmark.domain_harness("retail"), retail, "retail")
+    metrics = benchmark.metrics(logs, banking + retail)
+    assert metrics[f"{DOMAIN}/avg_reward"] == 1.0 and metrics["retail/avg_reward"] == 0.0
+    assert metrics["avg_reward"] == 0.75  # weighted by tasks: 3 banking at 1.0, 1 retail at 0.0

@@ -1,5 +1,5 @@
-"""``benchmark=tau2_airline|tau2_retail|tau2_telecom``: tau2-bench domains, run in-process and scored by tau2's own
-evaluators.
+"""``benchmark=tau2_airline|tau2_retail|tau2_telecom|tau2_banking``: tau2-bench domains, run in-process and scored by
+tau2's own evaluators (banking_knowledge is agenttune's implementation, :mod:`agenttune.benchmarks.tau2.banking`).
 
 Tasks are the package's splits of each domain of ``benchmark.domains`` (``"train"`` is tau2's train split,
 ``"eval"`` is ``benchmark.split``, default ``test``; ``num_train`` / ``num_eval`` > 0 keep the first that many per
@@ -58,7 +58,7 @@ def harness_reward(completions: list, harness_reward: list[float], **kwargs: Any
     return list(harness_reward)
 
 
-@register("tau2_airline", "tau2_retail", "tau2_telecom")
+@register("tau2_airline", "tau2_retail", "tau2_telecom", "tau2_banking")
 class Tau2(Benchmark):
     """``user_engine``, when given, plays the LLM user (``harness.user=llm``) instead of the engine built from
     ``harness.user_model`` (a test's scripted engine)."""
@@ -69,8 +69,12 @@ class Tau2(Benchmark):
         self.domains = list(bench.domains) or ([bench.domain] if bench.domain else [])
         if not self.domains:
             raise ValueError(
-                "benchmark.domains is empty: choose benchmark=tau2_airline|tau2_retail|tau2_telecom"
+                "benchmark.domains is empty: choose benchmark=tau2_airline|tau2_retail|tau2_telecom|tau2_banking"
             )
+        if "banking_knowledge" in self.domains:  # its KB_search uses the retrieval group's backend
+            from agenttune.benchmarks.tau2.banking.knowledge import use_retrieval_config
+
+            use_retrieval_config(cfg)
         if cfg.harness.user not in USERS:
             raise ValueError(f"harness.user={cfg.harness.user!r}: choose one of {USERS}")
         if bench.trials < 1:

@@ -44,6 +44,13 @@ def use_backend(
     _SETTINGS = KnowledgeSettings(backend, str(cache_dir) if cache_dir else None, top_k, frozen)
 
 
+def use_retrieval_config(cfg: Any) -> None:
+    """Search with the backend the job's ``retrieval`` group names, its index in ``paths.cache_dir``."""
+    hybrid = cfg.retrieval.name == "hybrid"
+    options = {"rrf_k": cfg.retrieval.rrf_k, "weights": dict(cfg.retrieval.weights)} if hybrid else {}
+    use_backend(cfg.retrieval.name, cfg.paths.cache_dir, **options)
+
+
 @cache
 def documents() -> dict[str, Document]:
     return {doc.id: doc for doc in load_documents()}
