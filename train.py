@@ -9,6 +9,7 @@ import hydra
 from omegaconf import DictConfig
 
 from agenttune.config import register_configs
+from agenttune.config_checks import ConfigValueError
 from agenttune.pipelines import run_job
 from agenttune.pipelines.fit import MisfitError
 
@@ -19,7 +20,7 @@ register_configs()
 def main(cfg: DictConfig) -> None:
     try:
         run_job(cfg)
-    except MisfitError as error:  # a choice that cannot work: one line, no traceback, nothing written
+    except (MisfitError, ConfigValueError) as error:  # a choice that cannot work: one line, no traceback
         raise SystemExit(f"error: {error}") from None
 
 

@@ -17,6 +17,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from agenttune.config import validate_config
+from agenttune.config_checks import check_config
 from agenttune.pipelines.fit import MisfitError, check_fit
 from agenttune.tracking.run import RunContext
 
@@ -53,10 +54,12 @@ def command_line() -> list[str]:
 
 
 def run_job(cfg: DictConfig) -> None:
-    """Check the config and that its components fit (:mod:`agenttune.pipelines.fit`), then run its pipeline."""
+    """Check the config, its values (:mod:`agenttune.config_checks`) and that its components fit
+    (:mod:`agenttune.pipelines.fit`), then run its pipeline."""
     if OmegaConf.is_missing(cfg, "pipeline"):
         raise MisfitError(NO_JOB)
     validate_config(cfg)
+    check_config(cfg, command_line())
     if cfg.pipeline not in PIPELINES:
         raise MisfitError(f"pipeline={cfg.pipeline!r} is unknown; choose one of {sorted(PIPELINES)}")
     check_fit(cfg, command_line())

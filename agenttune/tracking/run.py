@@ -6,6 +6,8 @@ metrics, :data:`TRAINER_METRICS`; config digest, git commit, wall time, hardware
 ``task_scores.json`` (each evaluation phase's scores per task, what intervals over seeds and tasks are computed
 from) and the tracker. ``summary.json`` is the source of truth for reports; wandb mirrors it. Used as a context
 manager, a job that raises still writes ``"status": "failed"`` with the error, and the tracker is always finished.
+It holds the run folder's lock (:mod:`agenttune.tracking.lock`) from entry to exit: a second run given the same
+folder stops at once with :class:`~agenttune.tracking.lock.RunFolderBusy`.
 
 Episodes written through :meth:`RunContext.episode_log` are counted: ``engine/generations`` and ``engine/failures``
 (generations the engine could not produce, e.g. an unreachable endpoint) go to the summary, and a run whose
@@ -30,6 +32,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from agenttune.events.io import EventLogWriter
 from agenttune.events.schema import EventKind, EventLog
+from agenttune.tracking.lock import lock_run_folder
 from agenttune.tracking.loggers import NullLogger, WandbLogger
 
 # Keys that differ between runs of the same experiment without changing what it computes.
@@ -223,6 +226,7 @@ class RunContext:
         return summary
 
     def __enter__(self) -> RunContext:
+        self._lock = lock_run_folder(self.dir)  # before anything is written: a busy folder stays untouched
         config_file = self.dir / ".hydra" / "config.yaml"
         if (
             not config_file.exists()
@@ -243,5 +247,8 @@ class RunContext:
             self._logger.summary({**self.final_metrics, "status": status})
             self.write_summary(status, error)
         finally:
-            self._logger.finish(status)
+            try:
+                self._logger.finish(status)
+            finally:
+                self._lock.release()
         return False
