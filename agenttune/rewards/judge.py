@@ -150,7 +150,13 @@ class LLMJudge:
         conversations = [
             [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": p}] for p in prompts
         ]
-        replies = [g.message["content"] or "" for g in self.engine.generate(conversations)]
+        generations = self.engine.generate(conversations)
+        failed = [g.error for g in generations if getattr(g, "error", "")]
+        if failed:  # an engine failure is not an unparsable reply: the caller's score fails, visibly
+            raise RuntimeError(
+                f"the judge's engine failed on {len(failed)} of {len(generations)} prompts: {failed[0]}"
+            )
+        replies = [g.message["content"] or "" for g in generations]
         self.judged += len(replies)
         scores = [parse_score(reply) for reply in replies]
         for reply, score in zip(replies, scores, strict=True):

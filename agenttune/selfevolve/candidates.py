@@ -81,7 +81,8 @@ class ToolGraphEngine(Engine):
         )
         chosen = []
         for index, conversation in enumerate(conversations):
-            candidates = generations[index * n : (index + 1) * n]
+            sampled = generations[index * n : (index + 1) * n]
+            candidates = [g for g in sampled if not g.error] or sampled[:1]  # all failed: the loop logs it
             history = conversation_events(conversation)
             actions = [candidate_action(g) for g in candidates]
             best = self.graph.best(actions, history, use_rules=self.config.domain_rules)

@@ -113,3 +113,17 @@ def test_pipeline_output_passes_every_check(synthesized):
         manifest = json.loads((out / stage / "manifest.json").read_text())
         assert manifest["total"] >= len(records) or stage == "05_split"
     assert json.loads((out / "05_split" / "manifest.json").read_text())["shared_gold_chunks"] == 0
+
+
+def test_an_engine_failure_is_raised_not_read_as_no_question():
+    from agenttune.engines.base import Generation as EngineGeneration
+
+    graph = toy_graph()
+    (path,) = walks(graph, "party:bolt", LAW)
+
+    class Down:
+        def generate(self, conversations):
+            return [EngineGeneration.failed("endpoint down")]
+
+    with pytest.raises(RuntimeError, match="question generator's engine failed: endpoint down"):
+        LLMQuestionGenerator(Down())(path, graph)

@@ -90,6 +90,8 @@ class LLMQuestionGenerator:
         prompt = f"Chain of facts:\n{describe_path(path, graph)}\n\nThe answer is: {end.label}"
         conversation = [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": prompt}]
         reply = self.engine.generate([conversation])[0]
+        if getattr(reply, "error", ""):  # an engine failure, not a reply without a question
+            raise RuntimeError(f"the question generator's engine failed: {reply.error}")
         text = reply if isinstance(reply, str) else getattr(reply, "text", "")
         match = re.search(r"\{.*\}", text or "", re.DOTALL)
         try:
