@@ -8,7 +8,8 @@ A folder stands for every ``.jsonl``/``.parquet`` file under it: ``stats <run>/e
 counts and trajectory metrics (:mod:`agenttune.events.trajectory`), then the run's episodes by part (``train``
 for on-policy training rollouts, ``eval_before``, ...);
 ``convert`` overwrites its output; ``quality`` prints the ADP quality report of each file and exits 1 with
-``--strict`` when a check fails.
+``--strict`` when a check fails. A path that cannot be read (missing, a folder where a file is needed, not Parquet,
+nested too deeply, not ADP) is reported as one line naming it, never a traceback, and the command exits 1.
 """
 
 from __future__ import annotations
@@ -28,26 +29,46 @@ from agenttune.events.validation import check_call_text
 
 
 def read_logs(path: str) -> tuple[list[EventLog], list[str]]:
-    """Logs in ``path`` and the problems found (``file:line: message``), whatever the format."""
-    if path.endswith(".jsonl"):
-        contents = read_jsonl(path, strict=False)
-        return contents.logs, [str(issue) for issue in contents.issues]
+    """Logs in ``path`` and the problems found (``file:line: message``), whatever the format; a file that cannot
+    be read at all (missing, a folder, not Parquet, nested too deeply, not ADP) is one problem naming it."""
     try:
+        if path.endswith(".jsonl"):
+            contents = read_jsonl(path, strict=False)
+            return contents.logs, [str(issue) for issue in contents.issues]
         if path.endswith(".parquet"):
             return read_parquet(path), []
         if path.endswith(".json"):
             from agenttune.events.adp import import_adp
 
             return import_adp(path), []
-    except EventLogFileError as error:
-        return [], [str(error)]
-    except EventLogError as error:  # an ADP trajectory that does not make a valid EventLog
-        return [], [f"{path}: {error}"]
-    except ValidationError as error:  # an ADP file that does not follow the ADP models (pydantic)
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        return [], [f"{path}: trajectory {where}: {first['msg']}"]
+    except (*READ_ERRORS, EventLogError) as error:
+        return [], [unreadable(path, error)]
     raise SystemExit(f"{path}: unknown format; use .jsonl, .parquet or .adp.json")
+
+
+# What reading a file the user named can raise, each turned into one line by :func:`unreadable`.
+READ_ERRORS = (OSError, RecursionError, ValidationError, ValueError)  # ValueError: pyarrow's ArrowInvalid
+
+
+def unreadable(path: str, error: Exception) -> str:
+    """One line naming ``path`` and why it could not be read."""
+    if isinstance(error, FileNotFoundError):
+        return f"{path}: no such file"
+    if isinstance(error, IsADirectoryError):
+        return f"{path}: is a folder, not a file"
+    if isinstance(error, OSError):
+        return f"{path}: cannot be read ({error.strerror or error})"
+    if isinstance(error, RecursionError):
+        return f"{path}: nests too deeply to read"
+    if isinstance(error, ValidationError):  # an ADP file that does not follow the ADP models (pydantic)
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the file"
+        return f"{path}: not an ADP trajectory list: {where}: {first['msg']}"
+    if isinstance(error, EventLogFileError):
+        return str(error).splitlines()[0]
+    if type(error).__module__.startswith("pyarrow"):
+        return f"{path}: not a Parquet file of EventLogs ({str(error).splitlines()[0]})"
+    return f"{path}: {str(error).splitlines()[0] if str(error) else type(error).__name__}"
 
 
 def write_logs(logs: list[EventLog], path: str) -> None:
@@ -152,24 +173,35 @@ def main(argv: list[str] | None = None) -> int:
         if problems:
             _report_problems(problems)
             return 1
-        write_logs(logs, args.target)
+        try:
+            write_logs(logs, args.target)
+        except OSError as error:
+            _report_problems([f"{args.target}: cannot be written ({error.strerror or error})"])
+            return 1
         print(f"{args.source} -> {args.target}: {len(logs)} logs")
         return 0
     if args.command == "quality":
         from agenttune.events.adp_quality import check_file
 
-        failed = False
+        failed = unreadable_files = False
         for path in args.files:
-            report = check_file(path, args.min_thought_share)
+            try:
+                report = check_file(path, args.min_thought_share)
+            except READ_ERRORS as error:
+                _report_problems([unreadable(path, error)])
+                unreadable_files = True
+                continue
             failed |= not report.ok
             print(json.dumps(report.as_dict(), ensure_ascii=False))
-        return int(failed and args.strict)
+        return int(unreadable_files or (failed and args.strict))
     tokenizer = None
     if getattr(args, "tokenizer", None):
         from transformers import AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
-    status = 0
+    empty = [path for path in args.files if Path(path).is_dir() and not expand([path])]
+    _report_problems([f"{path}: a folder with no .jsonl or .parquet file under it" for path in empty])
+    status = int(bool(empty))
     counts: dict[str, int] = {}
     for path in expand(args.files):
         logs, problems = read_logs(path)
