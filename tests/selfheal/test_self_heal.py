@@ -1,4 +1,4 @@
-"""pipeline=self_heal on the arithmetic benchmark (tiny model, scripted oracle): triggers, corrections, the gate
+"""pipeline=self_heal on the toy_sums benchmark (tiny model, scripted oracle): triggers, corrections, the gate
 (poisoned, overlapping and small held-out sets refused; approval; deployment with backup; rollback)."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from agenttune.benchmarks.base import register
 from agenttune.selfheal.config import GateConfig
 from agenttune.selfheal.deployment import Deployment
 from agenttune.selfheal.gate import decide
-from tests.pipelines.test_custom_benchmark import ARITHMETIC, Arithmetic
+from tests.workflows.toy_benchmark import TOY, ToySums
 
 
-@register("arithmetic_poisoned")
-class PoisonedArithmetic(Arithmetic):
+@register("toy_sums_poisoned")
+class PoisonedSums(ToySums):
     """Its held-out answers are wrong: the oracle, which computes them, contradicts their gold."""
 
     def tasks(self, split, limit=None):
@@ -24,8 +24,8 @@ class PoisonedArithmetic(Arithmetic):
         return [{**t, "answer": "-1"} for t in found] if split == "eval" else found
 
 
-@register("arithmetic_overlap")
-class OverlappingArithmetic(Arithmetic):
+@register("toy_sums_overlap")
+class OverlappingSums(ToySums):
     """Its held-out tasks are its train tasks."""
 
     def tasks(self, split, limit=None):
@@ -34,7 +34,7 @@ class OverlappingArithmetic(Arithmetic):
 
 HEAL = [
     "pipeline=self_heal",
-    *ARITHMETIC,
+    *TOY,
     "benchmark.num_train=2",
     "benchmark.num_eval=2",
     "self_heal.heldout=2",
@@ -47,8 +47,8 @@ HEAL = [
 @pytest.mark.parametrize(
     ("overrides", "reason"),
     [
-        (["benchmark.name=arithmetic_poisoned"], "the oracle fails held-out tasks"),
-        (["benchmark.name=arithmetic_overlap"], "are in the retraining data"),
+        (["benchmark.name=toy_sums_poisoned"], "the oracle fails held-out tasks"),
+        (["benchmark.name=toy_sums_overlap"], "are in the retraining data"),
         (["self_heal.gate.min_heldout=8"], "held-out set has 2 cases; the gate needs 8"),
     ],
 )

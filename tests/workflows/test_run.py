@@ -13,7 +13,7 @@ from agenttune.workflows.graph import run_cases
 from agenttune.workflows.nodes import WorkflowContext
 from agenttune.workflows.spec import NodeConfig, RouteConfig, WorkflowConfig, check_workflow, load_workflow
 from tests.conftest import compose_config
-from tests.pipelines.test_custom_benchmark import ARITHMETIC  # registers the arithmetic benchmark
+from tests.workflows.toy_benchmark import TOY
 
 PERSONAL = ("Alice", "Martin", "alice.martin@example.com", "FR76", "+33 6 12", "1988-04-12", "FR1234567")
 
@@ -96,7 +96,7 @@ def test_the_audit_log_is_append_only_and_survives_a_torn_line(tmp_path):
 
 
 def test_sft_dpo_and_rl_rows_come_from_the_audit_log_alone(tmp_path, tokenizer):
-    cfg = compose_config(["pipeline=workflow", "workflow=kyc_review", *ARITHMETIC, "benchmark.num_eval=2"])
+    cfg = compose_config(["pipeline=workflow", "workflow=kyc_review", *TOY, "benchmark.num_eval=2"])
     workflow = WorkflowConfig(
         name="answer_twice",
         start="student",
