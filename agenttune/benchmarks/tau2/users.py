@@ -113,7 +113,7 @@ class ScriptedUser:
                 continue
             try:
                 arguments = json.loads(raw_arguments) if raw_arguments else {}
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, over 4,300 digits, too deep
                 arguments = {}
             calls.append((name, arguments))
         return calls
@@ -157,7 +157,10 @@ class LLMUser:
         self._conversation.append({"role": "user", "content": agent_text})
         tools = self._device.tool_schemas() if self._device is not None else []
         for _ in range(self.max_tool_rounds + 1):
-            parsed = self.engine.generate([self._conversation], tools=tools or None)[0].parsed
+            generation = self.engine.generate([self._conversation], tools=tools or None)[0]
+            if generation.error:  # the harness ends the episode with an error rather than send an empty reply
+                raise RuntimeError(f"the user simulator's engine failed: {generation.error}")
+            parsed = generation.parsed
             calls = parsed.tool_calls if self._device is not None else []
             ids = [f"user_call_{len(self._conversation)}_{i}" for i in range(len(calls))]
             self._conversation.append(parsed.to_message(ids))
