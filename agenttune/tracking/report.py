@@ -1,8 +1,15 @@
 """A local comparison report for a multirun folder, built from each job's own files (no server).
 
-Every job folder of a Hydra sweep holds ``.hydra/overrides.yaml`` and ``summary.json``; the report has one row per
-job with its overrides, status and summary metrics, and one plot per (swept numeric value, metric) pair.
-Written as ``report.md`` and ``report.html`` (plots as PNG files beside them) in the sweep folder.
+Every job folder of a Hydra sweep holds ``.hydra/overrides.yaml`` and ``summary.json`` (and ``metrics.jsonl``,
+``task_scores.json``). The report has one row per job, named by the overrides that set it apart from the other
+jobs; overrides every job shares, and metric columns with the same value in every row, are listed once under the
+table. A metric with a 95% interval shows it in its cell: ``0.5 [0.3, 0.7] n=8``. Jobs that differ only by
+``seed`` (``+sweep=seeds``) are also grouped into one row each (:mod:`agenttune.tracking.seeds`: the mean over
+seeds, an interval over seeds and tasks), above the per-job table. Requested metrics are looked up in
+``summary.json`` and then as their last value in ``metrics.jsonl``; one that no job has is named in the report
+(with close names). Plots: each metric against each swept numeric value, and each metric with an interval across
+the rows, intervals drawn as error bars. Written as ``report.md`` and ``report.html`` (plots as PNG files beside
+them) in the sweep folder.
 
 A tau2 self-evolution sweep (jobs whose summary has ``selected_checkpoint``) gets the paper's table: beta, lr
 and steps read from each job's ``.hydra/config.yaml`` (whatever was swept: plain values or a ``dpo_config``
@@ -14,13 +21,19 @@ that the configuration changed anything), ``no`` where they are apart.
 
 from __future__ import annotations
 
+import difflib
 import html
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from agenttune.tracking.seeds import has_seed_groups, merge_seeds, seed_groups
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -30,7 +43,18 @@ class JobRow:
     status: str
     metrics: dict[str, Any] = field(default_factory=dict)
     config: dict[str, str] = field(default_factory=dict)  # TAU2_PARAMS values from .hydra/config.yaml
+    logged: dict[str, float] = field(default_factory=dict)  # the last value of each metric in metrics.jsonl
+    task_scores: dict[str, Any] = field(
+        default_factory=dict
+    )  # task_scores.json: phase -> task -> metric -> value
 
+    def value(self, metric: str) -> Any:
+        """``metric`` from summary.json, else its last value in metrics.jsonl (None when neither has it)."""
+        return self.metrics.get(metric, self.logged.get(metric))
+
+
+# The companions of a metric with an interval, shown in its cell rather than as columns of their own.
+INTERVAL_PARTS = ("/n", "/ci_low", "/ci_high", "/seeds")
 
 # tau2 sweep table columns: name -> config key
 TAU2_PARAMS = {"beta": "algorithm.beta", "lr": "algorithm.learning_rate", "steps": "algorithm.max_steps"}
@@ -94,6 +118,22 @@ def parse_overrides(lines: list[str]) -> dict[str, str]:
     return {key: value for key, value in (p for p in pairs if len(p) == 2)}
 
 
+def last_logged(path: Path) -> dict[str, float]:
+    """The last value of every numeric metric in a metrics.jsonl ({} when there is none)."""
+    values: dict[str, float] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            record = json.loads(line) if line.strip() else {}
+            values |= {
+                key: value
+                for key, value in record.items()
+                if key not in ("step", "time")
+                and isinstance(value, int | float)
+                and not isinstance(value, bool)
+            }
+    return values
+
+
 def load_jobs(sweep_dir: str | Path) -> list[JobRow]:
     """One row per job folder that has a summary.json, ordered by job number."""
     rows = []
@@ -109,8 +149,18 @@ def load_jobs(sweep_dir: str | Path) -> list[JobRow]:
             else {}
         )
         config = config_values(folder, list(TAU2_PARAMS.values()))
+        scores_file = folder / "task_scores.json"
+        task_scores = json.loads(scores_file.read_text()) if scores_file.exists() else {}
         rows.append(
-            JobRow(folder.name, overrides, summary.get("status", "?"), summary.get("metrics", {}), config)
+            JobRow(
+                folder.name,
+                overrides,
+                summary.get("status", "?"),
+                summary.get("metrics", {}),
+                config,
+                last_logged(folder / "metrics.jsonl"),
+                task_scores,
+            )
         )
     if not rows:
         raise FileNotFoundError(f"No job folder with a summary.json under {sweep_dir}")
@@ -123,11 +173,40 @@ def swept_keys(rows: list[JobRow]) -> list[str]:
     return [key for key in keys if len({row.overrides.get(key) for row in rows}) > 1]
 
 
+def shared_overrides(rows: list[JobRow]) -> dict[str, str]:
+    """Overrides every row has with the same value."""
+    first = rows[0].overrides
+    return {
+        key: value for key, value in first.items() if all(row.overrides.get(key) == value for row in rows)
+    }
+
+
+def job_name(row: JobRow, keys: list[str]) -> str:
+    """The job named by its values of the override ``keys`` (those that differ between jobs)."""
+    return ", ".join(f"{key}={row.overrides[key]}" for key in keys if key in row.overrides)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def numeric_metrics(rows: list[JobRow]) -> list[str]:
-    names = sorted(
-        {name for row in rows for name, value in row.metrics.items() if isinstance(value, int | float)}
-    )
-    return [name for name in names if not isinstance(rows[0].metrics.get(name), bool)]
+    """Every numeric summary metric, without the interval companions (``/n``, ``/ci_low``, ...) of another."""
+    names = {name for row in rows for name, value in row.metrics.items() if is_number(value)}
+    return sorted(name for name in names if not any(name.endswith(part) for part in INTERVAL_PARTS))
+
+
+def find_metrics(rows: list[JobRow], requested: list[str]) -> tuple[list[str], list[str]]:
+    """(requested metrics some job has in summary.json or metrics.jsonl, notes naming each that no job has)."""
+    found = [name for name in requested if any(row.value(name) is not None for row in rows)]
+    known = sorted({name for row in rows for name in (*row.metrics, *row.logged)})
+    notes = []
+    for name in requested:
+        if name not in found:
+            close = difflib.get_close_matches(name, known, n=3)
+            hint = f" (close: {', '.join(close)})" if close else ""
+            notes.append(f"{name}: in no job's summary.json or metrics.jsonl{hint}")
+    return found, notes
 
 
 def _as_float(value: str | None) -> float | None:
@@ -137,36 +216,79 @@ def _as_float(value: str | None) -> float | None:
         return None
 
 
+def _interval(row: JobRow, metric: str) -> tuple[float, float] | None:
+    low, high = row.metrics.get(f"{metric}/ci_low"), row.metrics.get(f"{metric}/ci_high")
+    return (low, high) if is_number(low) and is_number(high) else None
+
+
+def _error_bars(rows: list[JobRow], metric: str) -> list[list[float]]:
+    """Matplotlib's asymmetric yerr for ``rows``' values of ``metric`` (0 where a row has no interval)."""
+    below, above = [], []
+    for row in rows:
+        value, bounds = row.value(metric), _interval(row, metric)
+        below.append(value - bounds[0] if bounds else 0.0)
+        above.append(bounds[1] - value if bounds else 0.0)
+    return [below, above]
+
+
 def make_plots(
-    rows: list[JobRow], out_dir: Path, max_plots: int = 12, metrics: list[str] | None = None
+    rows: list[JobRow],
+    out_dir: Path,
+    max_plots: int = 12,
+    metrics: list[str] | None = None,
+    prefix: str = "plot",
 ) -> list[Path]:
-    """One PNG per (swept numeric key, metric); jobs with a missing value are left out of that plot."""
+    """One PNG per (swept numeric key, metric), and one per metric with an interval across the rows when no key is
+    swept; intervals as error bars, jobs with a missing value left out of that plot."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    paths = []
-    for key in swept_keys(rows):
+    paths: list[Path] = []
+
+    def save(fig, name: str) -> None:
+        fig.tight_layout()
+        path = out_dir / f"{prefix}_{name}.png".replace("/", "_")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        paths.append(path)
+
+    keys = [
+        key for key in swept_keys(rows) if all(_as_float(row.overrides.get(key)) is not None for row in rows)
+    ]
+    for key in keys:
         for metric in metrics or numeric_metrics(rows):
             points = sorted(
-                (x, row.metrics[metric])
-                for row in rows
-                if (x := _as_float(row.overrides.get(key))) is not None and metric in row.metrics
+                ((_as_float(row.overrides[key]), row) for row in rows if is_number(row.value(metric))),
+                key=lambda point: point[0],
             )
             if len(points) < 2 or len(paths) >= max_plots:
                 continue
+            xs, ordered = [p[0] for p in points], [p[1] for p in points]
             fig, axis = plt.subplots(figsize=(4.5, 3.2))
-            axis.plot([p[0] for p in points], [p[1] for p in points], marker="o")
+            values = [row.value(metric) for row in ordered]
+            axis.errorbar(xs, values, yerr=_error_bars(ordered, metric), marker="o", capsize=3)
             axis.set_xlabel(key)
             axis.set_ylabel(metric)
-            if all(p[0] > 0 for p in points) and max(p[0] for p in points) / min(p[0] for p in points) >= 10:
+            if all(x > 0 for x in xs) and max(xs) / min(xs) >= 10:
                 axis.set_xscale("log")
-            fig.tight_layout()
-            path = out_dir / f"plot_{key}_{metric}.png".replace("/", "_")
-            fig.savefig(path, dpi=100)
-            plt.close(fig)
-            paths.append(path)
+            save(fig, f"{key}_{metric}")
+    if keys:
+        return paths
+    names = [job_name(row, swept_keys(rows)) or row.job for row in rows]
+    for metric in metrics or numeric_metrics(rows):
+        shown = [(name, row) for name, row in zip(names, rows, strict=True) if _interval(row, metric)]
+        if not shown or len(paths) >= max_plots:
+            continue
+        fig, axis = plt.subplots(figsize=(5.5, 0.6 + 0.4 * len(shown)))
+        values = [row.value(metric) for _, row in shown]
+        axis.errorbar(
+            values, range(len(shown)), xerr=_error_bars([r for _, r in shown], metric), fmt="o", capsize=3
+        )
+        axis.set_yticks(range(len(shown)), [name for name, _ in shown])
+        axis.set_xlabel(f"{metric} (95% interval)")
+        save(fig, metric)
     return paths
 
 
@@ -174,18 +296,33 @@ def _format(value: Any) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
+def cell(row: JobRow, metric: str) -> str:
+    """``metric``'s value, with its interval, tasks and seeds when it has them: ``0.5 [0.3, 0.7] n=8, 3 seeds``."""
+    value = row.value(metric)
+    if value is None:
+        return ""
+    text = _format(value)
+    bounds = _interval(row, metric)
+    if bounds and bounds != (value, value):
+        text += f" [{_format(bounds[0])}, {_format(bounds[1])}]"
+    counts = [f"n={row.metrics[f'{metric}/n']}"] if f"{metric}/n" in row.metrics else []
+    counts += [f"{row.metrics[f'{metric}/seeds']} seeds"] if f"{metric}/seeds" in row.metrics else []
+    return f"{text} {', '.join(counts)}" if counts else text
+
+
+def constant_metrics(rows: list[JobRow], metrics: list[str]) -> dict[str, str]:
+    """Metrics whose cell is the same in every row (of two or more), each with that cell."""
+    if len(rows) < 2:
+        return {}
+    cells = {metric: {cell(row, metric) for row in rows} for metric in metrics}
+    return {metric: next(iter(values)) for metric, values in cells.items() if len(values) == 1}
+
+
 def table(rows: list[JobRow], metrics: list[str]) -> tuple[list[str], list[list[str]]]:
-    keys = swept_keys(rows) or sorted({k for row in rows for k in row.overrides})
-    header = ["job", *keys, "status", *metrics]
-    body = [
-        [
-            row.job,
-            *(row.overrides.get(k, "") for k in keys),
-            row.status,
-            *(_format(row.metrics.get(m, "")) for m in metrics),
-        ]
-        for row in rows
-    ]
+    """Header and cells: the job folder, the overrides that name it, its status and ``metrics``."""
+    keys = swept_keys(rows) if len(rows) > 1 else sorted(rows[0].overrides)
+    header = ["job", "overrides", "status", *metrics]
+    body = [[row.job, job_name(row, keys), row.status, *(cell(row, m) for m in metrics)] for row in rows]
     if is_tau2(rows):
         selected = selected_job(rows)
         header[1:1] = [*TAU2_PARAMS, "chosen_reward_sign", "selected", "overlaps_baseline"]
@@ -197,32 +334,64 @@ def table(rows: list[JobRow], metrics: list[str]) -> tuple[list[str], list[list[
     return header, body
 
 
-def write_report(sweep_dir: str | Path, metrics: list[str] | None = None) -> tuple[Path, Path]:
-    """Write report.md and report.html (with plots) into ``sweep_dir``; returns their paths."""
-    sweep_dir = Path(sweep_dir)
-    rows = load_jobs(sweep_dir)
-    metrics = metrics or (tau2_metrics(rows) if is_tau2(rows) else numeric_metrics(rows))
-    header, body = table(rows, metrics)
-    plots = make_plots(rows, sweep_dir, metrics=metrics)
+def section(rows: list[JobRow], metrics: list[str]) -> tuple[list[str], list[list[str]], list[str]]:
+    """A table of ``rows`` without its constant columns, and the notes that list them (and the shared overrides)."""
+    constant = constant_metrics(rows, metrics)
+    header, body = table(rows, [m for m in metrics if m not in constant])
+    shared = shared_overrides(rows) if len(rows) > 1 else {}
+    notes = [f"Every row: {', '.join(f'{k}={v}' for k, v in shared.items())}"] if shared else []
+    notes += (
+        [f"Same in every row: {', '.join(f'{m} = {c}' for m, c in constant.items())}"] if constant else []
+    )
+    return header, body, notes
 
-    md_lines = [
-        f"# Report: {sweep_dir.name}",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-    ]
-    md_lines += ["| " + " | ".join(cells) + " |" for cells in body]
-    md_lines += ["", *(f"![{p.stem}]({p.name})" for p in plots), ""]
-    md_path = sweep_dir / "report.md"
-    md_path.write_text("\n".join(md_lines))
 
+def _markdown(title: str, header: list[str], body: list[list[str]], notes: list[str]) -> list[str]:
+    lines = [f"# {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    return [*lines, "", *notes, ""] if notes else [*lines, ""]
+
+
+def _html(title: str, header: list[str], body: list[list[str]], notes: list[str]) -> str:
     cells = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
+    paragraphs = "".join(f"<p>{html.escape(note)}</p>" for note in notes)
+    return f"<h1>{html.escape(title)}</h1><table><tr>{cells}</tr>{trs}</table>{paragraphs}"
+
+
+def write_report(sweep_dir: str | Path, metrics: list[str] | None = None, seed: int = 0) -> tuple[Path, Path]:
+    """Write report.md and report.html (with plots) into ``sweep_dir``; returns their paths. A requested metric no
+    job has is named in the report and in a warning. ``seed`` seeds the bootstrap over seeds and tasks."""
+    sweep_dir = Path(sweep_dir)
+    rows = load_jobs(sweep_dir)
+    missing: list[str] = []
+    if metrics:
+        metrics, missing = find_metrics(rows, metrics)
+        for note in missing:
+            log.warning("metric %s", note)
+    else:
+        metrics = tau2_metrics(rows) if is_tau2(rows) else numeric_metrics(rows)
+    sections = [(f"Report: {sweep_dir.name}", rows)]
+    if has_seed_groups(rows):
+        grouped = [merge_seeds(group, metrics, seed) for group in seed_groups(rows)]
+        sections = [(f"Report: {sweep_dir.name}, across seeds", grouped), ("Jobs", rows)]
+    md_lines: list[str] = []
+    html_parts: list[str] = []
+    for index, (title, section_rows) in enumerate(sections):
+        header, body, notes = section(section_rows, metrics)
+        notes = [*notes, *(f"Not found: {note}" for note in missing)] if index == 0 else notes
+        md_lines += _markdown(title, header, body, notes)
+        html_parts.append(_html(title, header, body, notes))
+    varying = [m for m in metrics if m not in constant_metrics(sections[0][1], metrics)]
+    plots = make_plots(sections[0][1], sweep_dir, metrics=varying) if varying else []
+    md_lines += [*(f"![{p.stem}]({p.name})" for p in plots), ""]
+    md_path = sweep_dir / "report.md"
+    md_path.write_text("\n".join(md_lines))
     images = "".join(f'<img src="{html.escape(p.name)}" alt="{html.escape(p.stem)}">' for p in plots)
     html_path = sweep_dir / "report.html"
     html_path.write_text(
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(sweep_dir.name)}</title>"
         "<style>table{border-collapse:collapse}td,th{border:1px solid #999;padding:3px 6px}</style></head>"
-        f"<body><h1>Report: {html.escape(sweep_dir.name)}</h1><table><tr>{cells}</tr>{trs}</table>{images}</body></html>"
+        f"<body>{''.join(html_parts)}{images}</body></html>"
     )
     return md_path, html_path

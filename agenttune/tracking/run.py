@@ -244,7 +244,7 @@ class RunContext:
         if exc is None and (engine_error := self._every_generation_failed()):
             status, error = "failed", engine_error
         try:
-            self._logger.summary({**self.final_metrics, "status": status})
+            self._logger.summary({**run_identity(self.cfg), **self.final_metrics, "status": status})
             self.write_summary(status, error)
         finally:
             try:

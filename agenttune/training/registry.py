@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 from agenttune.config import AlgorithmConfig
 
@@ -91,4 +91,6 @@ def algorithm_config(node) -> AlgorithmConfig:
     """The ``algorithm`` group (a DictConfig or a dict with a ``name``) as its algorithm's typed config; a key the
     schema lacks raises, naming it."""
     schema = algorithm_info(node["name"]).config
+    if isinstance(node, DictConfig):  # resolved where it sits, so ``seed: ${seed}`` reads the job's seed
+        node = OmegaConf.to_container(node, resolve=True)
     return OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(schema), node))

@@ -1,0 +1,97 @@
+"""Jobs that differ only by ``seed`` (``+sweep=seeds``) as one report row: the mean over seeds and a 95% interval
+over seeds and tasks.
+
+For a metric an evaluation wrote per task (``task_scores.json``: ``<phase>/<metric>``, and ``delta/<metric>`` for
+before/after pairs) the row's value is the mean of the seeds x tasks matrix of per-task scores (the tasks every seed
+evaluated) and its interval is :func:`~agenttune.tracking.intervals.seed_task_interval`: a two-way bootstrap that
+resamples seeds and, independently, tasks. Seeds and tasks are crossed, not nested (every seed is evaluated on the
+same held-out tasks), so this is neither a hierarchical bootstrap (tasks resampled within each resampled seed) nor
+a pooling of per-task scores across seeds (which would treat the same task under three seeds as three tasks and
+give too narrow an interval). For any other numeric metric (a final training loss, a count) the value is the mean
+over seeds and the interval the bootstrap over seeds alone. ``<metric>/n`` is the tasks, ``<metric>/seeds`` the
+seeds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from agenttune.tracking.intervals import seed_task_interval
+
+if TYPE_CHECKING:
+    from agenttune.tracking.report import JobRow
+
+SEED_KEY = "seed"
+
+
+def seed_groups(rows: Sequence[JobRow]) -> list[list[JobRow]]:
+    """Rows grouped by their overrides other than ``seed``, in first-seen order."""
+    groups: dict[tuple, list[JobRow]] = {}
+    for row in rows:
+        key = tuple(sorted((k, v) for k, v in row.overrides.items() if k != SEED_KEY))
+        groups.setdefault(key, []).append(row)
+    return list(groups.values())
+
+
+def has_seed_groups(rows: Sequence[JobRow]) -> bool:
+    """Whether some jobs differ only by ``seed``."""
+    return any(len({row.overrides.get(SEED_KEY) for row in group}) > 1 for group in seed_groups(rows))
+
+
+def task_matrix(group: Sequence[JobRow], metric: str) -> np.ndarray | None:
+    """seeds x tasks scores of ``metric`` (``<phase>/<name>``) from each job's task_scores.json, over the tasks
+    every job has; None when a job has no per-task scores of it."""
+    columns = []
+    for row in group:
+        phase = next((p for p in row.task_scores if metric.startswith(f"{p}/")), None)
+        if phase is None:
+            return None
+        name = metric.removeprefix(f"{phase}/")
+        scores = {task: s[name] for task, s in row.task_scores[phase].items() if name in s}
+        if not scores:
+            return None
+        columns.append(scores)
+    shared = [task for task in columns[0] if all(task in scores for scores in columns)]
+    if not shared:
+        return None
+    return np.array([[scores[task] for task in shared] for scores in columns], dtype=float)
+
+
+def merge_seeds(group: Sequence[JobRow], metrics: Sequence[str], seed: int = 0) -> JobRow:
+    """One row for jobs that differ only by seed: each of ``metrics`` as its mean with ``/ci_low``, ``/ci_high``,
+    ``/seeds`` and (per-task metrics) ``/n``; ``seed`` seeds the bootstrap."""
+    merged: dict[str, float] = {}
+    for metric in metrics:
+        matrix = task_matrix(group, metric)
+        if matrix is None:
+            values = [row.value(metric) for row in group]
+            values = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+            values = [v for v in values if math.isfinite(v)]
+            if not values:
+                continue
+            matrix = np.array(values, dtype=float)[:, None]
+        else:
+            merged[f"{metric}/n"] = matrix.shape[1]
+        low, high = seed_task_interval(matrix, seed)
+        merged |= {
+            metric: float(matrix.mean()),
+            f"{metric}/ci_low": low,
+            f"{metric}/ci_high": high,
+            f"{metric}/seeds": matrix.shape[0],
+        }
+    done = sum(row.status == "completed" for row in group)
+    seeds = ",".join(row.overrides.get(SEED_KEY, "?") for row in group)
+    return replace(
+        group[0],
+        job=",".join(row.job for row in group),
+        overrides={**{k: v for k, v in group[0].overrides.items() if k != SEED_KEY}, SEED_KEY: seeds},
+        status="completed" if done == len(group) else f"{done}/{len(group)} completed",
+        metrics=merged,
+        logged={},
+        task_scores={},
+    )
