@@ -8,10 +8,13 @@ go under the given output folder, bf16 mixed precision is used only on a CUDA GP
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from agenttune.config import AlgorithmConfig
+
+TRL_DEPRECATED_CALLS = r"`(is_gradient_checkpointing|gradient_checkpointing_(enable|disable))` is deprecated"
 
 
 @dataclass
@@ -86,4 +89,11 @@ def trl_config(config_class: type, algorithm: AlgorithmConfig, arguments: dict[s
             f"algorithm.trl sets {taken}, which {algorithm.name} already sets from its typed fields or for every "
             "run (agenttune/training/arguments.py): set the typed field instead"
         )
-    return config_class(**arguments, **algorithm.trl)
+    options = dict(algorithm.trl)
+    # TRL's configs default `gradient_checkpointing` to True, which transformers 5 reads as a deprecated alias of
+    # `activation_checkpointing` and warns about on every run: pass the current name with the same value.
+    options.setdefault("activation_checkpointing", options.pop("gradient_checkpointing", True))
+    # TRL 1.16's own code (trl/models/utils.py, around generation and the reference model) still calls the model's
+    # deprecated gradient_checkpointing_* methods; those FutureWarnings concern TRL, not a choice made here.
+    warnings.filterwarnings("ignore", message=TRL_DEPRECATED_CALLS, category=FutureWarning)
+    return config_class(**arguments, **options)
