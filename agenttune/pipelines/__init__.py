@@ -19,6 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 from agenttune.config import validate_config
 from agenttune.config_checks import check_config
 from agenttune.pipelines.fit import MisfitError, check_fit
+from agenttune.tracking.resume import plan_resume
 from agenttune.tracking.run import RunContext
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,8 @@ def command_line() -> list[str]:
 
 def run_job(cfg: DictConfig) -> None:
     """Check the config, its values (:mod:`agenttune.config_checks`) and that its components fit
-    (:mod:`agenttune.pipelines.fit`), then run its pipeline."""
+    (:mod:`agenttune.pipelines.fit`), then run its pipeline; with ``resume=true`` work out what it continues from
+    first (:func:`agenttune.tracking.resume.plan_resume`), and stop there when an earlier run completed it."""
     if OmegaConf.is_missing(cfg, "pipeline"):
         raise MisfitError(NO_JOB)
     validate_config(cfg)
@@ -65,5 +67,11 @@ def run_job(cfg: DictConfig) -> None:
     check_fit(cfg, command_line())
     pipeline = importlib.import_module(PIPELINES[cfg.pipeline])
     with RunContext(cfg, cfg.paths.output_dir, sweep_group()) as run:
+        if cfg.resume:
+            run.resume_plan = plan_resume(cfg, run.dir)
+            log.warning("resume=true: %s", run.resume_plan.message)
+            if run.resume_plan.completed_run is not None:  # nothing to do: no training, no evaluation
+                run.set_summary({"resume/completed_run": str(run.resume_plan.completed_run)})
+                return
         pipeline.run(cfg, run)
     log.info("%s done: summary.json, metrics.jsonl and eventlogs/ are in %s", cfg.pipeline, run.dir)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
 from agenttune.models import load_model, load_tokenizer
 from agenttune.rewards.episode import EpisodeReward
-from agenttune.tracking.resume import find_resume_checkpoint
+from agenttune.tracking.resume import plan_resume
 from agenttune.tracking.run import RunContext
 from agenttune.training import MetricsCallback, TrainingData, algorithm_config, build_trainer, train
 from agenttune.training.rollouts import EpisodeRollouts, engine_sampling
@@ -41,12 +42,14 @@ def load_policy(cfg: DictConfig, init_from: str | None = None):
 
 
 def resume_checkpoint(cfg: DictConfig, run: RunContext) -> str | None:
-    """The checkpoint a ``resume=true`` job continues from (None when not resuming or nothing to resume)."""
+    """The checkpoint a ``resume=true`` job continues from (None when not resuming or nothing to resume); see
+    :func:`agenttune.tracking.resume.plan_resume`, which :func:`agenttune.pipelines.run_job` calls first."""
     if not cfg.resume:
         return None
-    found = find_resume_checkpoint(cfg, run.dir)
-    log.info("resume=true: continuing from %s", found or "nothing (no earlier checkpoint of this config)")
-    return found
+    if run.resume_plan is None:  # a pipeline run without run_job
+        run.resume_plan = plan_resume(cfg, run.dir)
+        log.warning("resume=true: %s", run.resume_plan.message)
+    return run.resume_plan.checkpoint
 
 
 def episode_rollouts(
@@ -60,8 +63,17 @@ def episode_rollouts(
 ) -> EpisodeRollouts:
     """On-policy rollouts of ``tasks``: the ``model`` group's engine around the live policy, the ``strategy``
     group, ``record`` completing and ``reward`` scoring each EventLog; every episode written to
-    ``eventlogs/train/step-<N>.jsonl``."""
+    ``eventlogs/train/step-<N>.jsonl``, a sample of ``logger.train_episodes`` of each batch (drawn with ``seed``
+    and the step) sent to the tracker's ``train/episodes`` table at the step the trainer logs the batch's update
+    (TRL logs the update made at global step N as step N + 1)."""
     model_cfg = typed(cfg.model, ModelConfig)
+
+    def log_sample(step: int, logs: list[EventLog]) -> None:
+        size = min(int(cfg.logger.train_episodes), len(logs))
+        if size:
+            sample = random.Random(cfg.seed * 1_000_003 + step).sample(logs, size)
+            run.log_episodes("train/episodes", sample, "train", step=step + 1)
+
     return EpisodeRollouts(
         tasks,
         make_harness,
@@ -72,6 +84,7 @@ def episode_rollouts(
         log_dir=run.eventlog_dir / "train",
         source=cfg.benchmark.name,
         record=record,
+        on_batch=log_sample,
     )
 
 

@@ -1,30 +1,116 @@
-"""Finding the checkpoint a ``resume=true`` job continues from.
+"""What a ``resume=true`` job continues from.
 
 A run folder is new for every job (``outputs/<task>/runs/<time>``), so resuming looks at the sibling folders of
-this run: the newest one whose ``.hydra/config.yaml`` has the same config digest (the same experiment, whatever
-its paths) and holds a checkpoint. A killed run has no ``summary.json``, so the digest comes from its config.
+this run, newest first (:func:`plan_resume`):
+
+1. an earlier run of the same config (the same :func:`~agenttune.tracking.run.config_digest`; a killed run has no
+   ``summary.json``, so the digest comes from its ``.hydra/config.yaml``): when it completed, there is nothing to
+   do and the job says so and stops; otherwise the job continues from its newest complete checkpoint
+   (:func:`~agenttune.training.checkpoints.last_checkpoint`, which skips incomplete ones with a warning);
+2. else an earlier run whose config differs only in keys that allow continuing (:data:`CONTINUABLE`: a larger
+   ``algorithm.max_steps``, or how often it logs and saves): the job continues from its newest checkpoint to the
+   new ``max_steps`` and names the keys;
+3. else the job starts fresh, naming the keys in which the newest earlier run differs.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
-from agenttune.tracking.run import config_digest
+from agenttune.tracking.run import DIGEST_EXCLUDES
 from agenttune.training.checkpoints import last_checkpoint
 
+# Keys whose change still lets a run continue another's checkpoint: (old, new) -> allowed.
+CONTINUABLE: dict[str, Callable[[Any, Any], bool]] = {
+    "algorithm.max_steps": lambda old, new: new > old,
+    "algorithm.save_steps": lambda old, new: True,
+    "algorithm.save_total_limit": lambda old, new: True,
+    "algorithm.logging_steps": lambda old, new: True,
+}
+SHOWN_KEYS = 6  # differing keys named in a message
 
-def find_resume_checkpoint(cfg, run_dir: str | Path, checkpoint_subdir: str = "checkpoints") -> str | None:
-    """The newest checkpoint of an earlier run of the same config beside ``run_dir``, or None."""
+
+@dataclass(frozen=True)
+class ResumePlan:
+    """What a ``resume=true`` job does: continue from ``checkpoint``, or nothing when ``completed_run`` already
+    ran this config to the end, or start fresh (both None); ``message`` says which, and why."""
+
+    checkpoint: str | None
+    completed_run: Path | None
+    message: str
+
+
+def flat_config(cfg: DictConfig) -> dict[str, Any]:
+    """The resolved config as ``dotted.key -> value``, without what :data:`DIGEST_EXCLUDES` leaves out of the
+    digest (works on an earlier run's ``.hydra/config.yaml`` too)."""
+    kept = [key for key in cfg if key not in (*DIGEST_EXCLUDES, "hydra")]
+    flat: dict[str, Any] = {}
+
+    def walk(node: Any, prefix: str) -> None:
+        if isinstance(node, dict) and node:
+            for key, value in node.items():
+                walk(value, f"{prefix}{key}.")
+        else:
+            flat[prefix[:-1]] = node
+
+    walk(OmegaConf.to_container(OmegaConf.masked_copy(cfg, kept), resolve=True), "")
+    return flat
+
+
+def differences(old: dict[str, Any], new: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """``key -> (old value, new value)`` for every key whose value differs (a missing key is None)."""
+    keys = sorted(set(old) | set(new))
+    return {key: (old.get(key), new.get(key)) for key in keys if old.get(key) != new.get(key)}
+
+
+def describe(changed: dict[str, tuple[Any, Any]]) -> str:
+    shown = [f"{key} ({old!r} -> {new!r})" for key, (old, new) in list(changed.items())[:SHOWN_KEYS]]
+    more = len(changed) - SHOWN_KEYS
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def completed(folder: Path) -> bool:
+    try:
+        return json.loads((folder / "summary.json").read_text()).get("status") == "completed"
+    except (OSError, ValueError):
+        return False
+
+
+def plan_resume(cfg: DictConfig, run_dir: str | Path, checkpoint_subdir: str = "checkpoints") -> ResumePlan:
+    """What a ``resume=true`` job in ``run_dir`` continues from (see the module docstring)."""
     run_dir = Path(run_dir).resolve()
-    digest = config_digest(cfg)
-    earlier = sorted((p for p in run_dir.parent.iterdir() if p.is_dir() and p != run_dir), reverse=True)
-    for folder in earlier:
+    current = flat_config(cfg)
+    earlier = []
+    for folder in sorted((p for p in run_dir.parent.iterdir() if p.is_dir() and p != run_dir), reverse=True):
         config_file = folder / ".hydra" / "config.yaml"
-        if not config_file.exists() or config_digest(OmegaConf.load(config_file)) != digest:
+        if config_file.exists():
+            earlier.append((folder, differences(flat_config(OmegaConf.load(config_file)), current)))
+    for folder, changed in earlier:
+        if changed:
             continue
+        if completed(folder):
+            return ResumePlan(None, folder, f"{folder} already completed this config: nothing to do")
         checkpoint = last_checkpoint(folder / checkpoint_subdir)
         if checkpoint is not None:
-            return checkpoint
-    return None
+            return ResumePlan(checkpoint, None, f"continuing {folder} from {checkpoint}")
+    for folder, changed in earlier:
+        if changed and all(
+            key in CONTINUABLE and CONTINUABLE[key](*values) for key, values in changed.items()
+        ):
+            checkpoint = last_checkpoint(folder / checkpoint_subdir)
+            if checkpoint is not None:
+                return ResumePlan(
+                    checkpoint, None, f"continuing {folder} from {checkpoint} with {describe(changed)}"
+                )
+    if not earlier:
+        return ResumePlan(None, None, f"no earlier run beside {run_dir}: starting fresh")
+    newest, changed = earlier[0]
+    why = f"differs in {describe(changed)}" if changed else "has no complete checkpoint"
+    return ResumePlan(None, None, f"the newest earlier run {newest} {why}: starting fresh")
+

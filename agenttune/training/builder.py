@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agenttune.config import AlgorithmConfig
+from agenttune.training.checkpoints import stage_checkpoints
 from agenttune.training.data import TrainingData
 from agenttune.training.registry import algorithm_info
 from agenttune.training.spec import TrainerSpec
@@ -34,7 +35,8 @@ def build_trainer(
         model: the policy, a loaded causal LM (``agenttune.models.load_model``), LoRA already attached or not.
         tokenizer: its tokenizer, with a tool-calling chat template when tools are used.
         data: the datasets; each algorithm reads one field (see :mod:`agenttune.training.data`).
-        output_dir: where checkpoints (``checkpoint-<step>/``) are written.
+        output_dir: where checkpoints (``checkpoint-<step>/``) are written, each whole or not at all
+            (:mod:`agenttune.training.checkpoints`).
         reward_funcs: TRL-style reward callables for single-turn sampling from ``data.prompts`` (grpo, rloo).
         rollouts: multi-turn episodes through the project's episode loop, their prompts and rewards included
             (grpo, rloo, ppo; see :mod:`agenttune.training.rollouts`).
@@ -63,4 +65,9 @@ def build_trainer(
         peft_config=peft_config,
         ref_model=ref_model,
     )
-    return build(spec)
+    trainer = build(spec)
+    from transformers import Trainer
+
+    return (
+        stage_checkpoints(trainer) if isinstance(trainer, Trainer) else trainer
+    )  # the PPO loop stages its own

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import os
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,14 +33,13 @@ from tqdm.auto import tqdm
 
 from agenttune.training.arguments import on_gpu
 from agenttune.training.callbacks import MetricsCallback
-from agenttune.training.checkpoints import rotate_checkpoints
+from agenttune.training.checkpoints import PPO_STATE, rotate_checkpoints, staging
 from agenttune.training.ppo.gae import masked_gae, whiten
 from agenttune.training.ppo.value_head import ValueHead
 from agenttune.training.rollouts import RolloutBatch, episode_metrics
 from agenttune.training.spec import TrainerSpec
 
 log = logging.getLogger(__name__)
-STATE_FILE = "ppo_state.pt"
 
 
 @dataclass
@@ -257,7 +255,8 @@ class PPOTrainer:
                 for log_fn in self.log_fns:
                     log_fn(metrics, self.state.global_step)
             if self.state.global_step % self.args.save_steps == 0:
-                self.save(os.path.join(self.output_dir, f"checkpoint-{self.state.global_step}"))
+                with staging(self.output_dir) as root:  # renamed to checkpoint-<step> once complete
+                    self.save(str(root / f"checkpoint-{self.state.global_step}"))
                 rotate_checkpoints(self.output_dir, self.args.save_total_limit)
         progress.close()
         return self.state
@@ -276,7 +275,7 @@ class PPOTrainer:
             "optimizer": self.optimizer.state_dict(),
             "rng": torch.get_rng_state(),
         }
-        torch.save(state, Path(folder) / STATE_FILE)
+        torch.save(state, Path(folder) / PPO_STATE)
         log.info("PPO checkpoint at step %d saved to %s", self.state.global_step, folder)
 
     def load(self, folder: str) -> None:
@@ -295,7 +294,7 @@ class PPOTrainer:
                 raise ValueError(
                     f"checkpoint {folder} does not match the policy: unexpected keys {unexpected[:5]}"
                 )
-        state = torch.load(Path(folder) / STATE_FILE, weights_only=False)
+        state = torch.load(Path(folder) / PPO_STATE, weights_only=False)
         self.value_head.load_state_dict(state["value_head"])
         self.optimizer.load_state_dict(state["optimizer"])
         torch.set_rng_state(state["rng"])
