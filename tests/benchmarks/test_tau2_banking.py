@@ -224,3 +224,19 @@ def test_self_evolution_takes_four_domains_and_averages_over_tasks(tmp_path):
     metrics = benchmark.metrics(logs, banking + retail)
     assert metrics[f"{DOMAIN}/avg_reward"] == 1.0 and metrics["retail/avg_reward"] == 0.0
     assert metrics["avg_reward"] == 0.75  # weighted by tasks: 3 banking at 1.0, 1 retail at 0.0
+
+
+def test_malformed_documents_and_tasks_are_clear_errors(tmp_path):
+    from agenttune.benchmarks.tau2.banking.data import load_documents, load_raw_tasks
+
+    with pytest.raises(BankingDataError, match="holds no documents"):
+        load_documents(tmp_path)
+    (tmp_path / "documents").mkdir()
+    (tmp_path / "documents" / "doc_1.json").write_text(json.dumps({"id": "doc_1", "content": "text"}))
+    with pytest.raises(
+        BankingDataError, match="doc_1.json: a document needs string fields id, title and content"
+    ):
+        load_documents(tmp_path)
+    (tmp_path / "tasks.json").write_text(json.dumps({"id": "task_1"}))
+    with pytest.raises(BankingDataError, match="expected a list of tasks"):
+        load_raw_tasks(tmp_path)
