@@ -14,19 +14,19 @@ def interval_keys(metrics: dict, name: str) -> tuple:
 
 def test_tau2_rates_carry_intervals_and_task_scores(run_pipeline):
     pytest.importorskip("tau2")
-    overrides = ["+experiment=tau2_oracle", "benchmark=tau2_telecom", "benchmark.num_eval=4"]
+    overrides = ["+experiment=tau2_oracle", "benchmark=tau2_airline", "benchmark.num_eval=2"]
     run_dir, summary = run_pipeline([*overrides, "harness.agent=skip_write"])
     assert summary["status"] == "completed", summary["error"]
     metrics = summary["metrics"]
-    n, low, mean, high = interval_keys(metrics, "eval/telecom/avg_reward")
-    assert n == 4 and low <= mean <= high
+    n, low, mean, high = interval_keys(metrics, "eval/airline/avg_reward")
+    assert n == 2 and low <= mean <= high
     assert interval_keys(metrics, "eval/avg_reward")[2] == mean
-    assert "eval/telecom/low_reward_rate/ci_high" in metrics
+    assert "eval/airline/low_reward_rate/ci_high" in metrics
     scores = json.loads((run_dir / "task_scores.json").read_text())["eval"]
-    assert len(scores) == 4 and all(task.startswith("telecom/") for task in scores)
-    rewards = [score["telecom/avg_reward"] for score in scores.values()]
-    assert sum(rewards) / 4 == pytest.approx(mean)
-    assert summary["experiment"] == "tau2_oracle" and summary["benchmark"] == "tau2_telecom"
+    assert len(scores) == 2 and all(task.startswith("airline/") for task in scores)
+    rewards = [score["airline/avg_reward"] for score in scores.values()]
+    assert sum(rewards) / 2 == pytest.approx(mean)
+    assert summary["experiment"] == "tau2_oracle" and summary["benchmark"] == "tau2_airline"
     assert summary["pipeline"] == "evaluate" and summary["algorithm"] is None
 
 
