@@ -36,6 +36,11 @@ def test_cuad_grpo_warm_starts_then_trains_with_search_calls(run_pipeline):
     assert (
         "delta/hit@8" in metrics and metrics["delta/hit@8/n"] == 2
     )  # after minus before, paired by question
+    scores = json.loads((run_dir / "task_scores.json").read_text())  # what the seed report's intervals use
+    assert set(scores) == {"eval_before", "eval_after", "delta"} and len(scores["delta"]) == 2
+    assert summary["experiment"] == "cuad_grpo" and summary["benchmark"] == "cuad_search"
+    assert summary["algorithm"] == "grpo" and summary["warm_start"] == "sft"
+    assert "train/loss/final" in metrics and metrics["distill/loss/best"] <= metrics["distill/loss/final"]
     # the warm start ran the teacher on its own question count and trained the student first
     assert metrics["distill/teacher_episodes"] == 6
     assert metrics["distill/global_step"] == 1
