@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-from builders import SEARCH_TOOL, search_episode
-
 from agenttune.events import write_jsonl
 from agenttune.events.cli import main
 from agenttune.events.schema import (
@@ -18,6 +16,7 @@ from agenttune.events.schema import (
     UserPayload,
 )
 from agenttune.events.trajectory import count_loops, summarize, trajectory_metrics
+from tests.events.builders import SEARCH_TOOL, search_episode
 
 
 def episode(calls: list[tuple[str, dict, bool]], *, tools=(SEARCH_TOOL,), extra=(), log_id="t") -> EventLog:
