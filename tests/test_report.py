@@ -91,3 +91,12 @@ def test_jobs_differing_only_by_seed_are_one_row_with_an_interval_over_seeds_and
 def test_report_of_a_folder_without_jobs_says_so(tmp_path):
     with pytest.raises(FileNotFoundError, match="No job folder with a summary.json"):
         write_report(tmp_path)
+
+
+def test_a_metrics_line_cut_short_by_a_killed_run_is_skipped(tmp_path):
+    logged = [{"step": 1, "train/loss": 2.0}]
+    write_job(tmp_path / "0", ["seed=0"], {"eval/em": 0.5}, logged=logged)
+    with (tmp_path / "0" / "metrics.jsonl").open("a") as handle:
+        handle.write('{"step": 2, "train/lo')
+    md_path, _ = write_report(tmp_path, ["train/loss"])
+    assert "| 0 | seed=0 | completed | 2 |" in md_path.read_text()

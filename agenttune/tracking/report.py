@@ -119,18 +119,20 @@ def parse_overrides(lines: list[str]) -> dict[str, str]:
 
 
 def last_logged(path: Path) -> dict[str, float]:
-    """The last value of every numeric metric in a metrics.jsonl ({} when there is none)."""
+    """The last value of every numeric metric in a metrics.jsonl ({} when there is none; a last line cut short by a
+    killed run is skipped)."""
     values: dict[str, float] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            record = json.loads(line) if line.strip() else {}
-            values |= {
-                key: value
-                for key, value in record.items()
-                if key not in ("step", "time")
-                and isinstance(value, int | float)
-                and not isinstance(value, bool)
-            }
+    lines = path.read_text().splitlines() if path.exists() else []
+    for number, line in enumerate(lines, 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                break
+            raise ValueError(f"{path}, line {number}: not a JSON object") from None
+        values |= {
+            key: value for key, value in record.items() if key not in ("step", "time") and is_number(value)
+        }
     return values
 
 
