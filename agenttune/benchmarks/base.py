@@ -113,6 +113,12 @@ class Benchmark:
     uses_retrieval: bool = False  # whether it searches an index built by the ``retrieval`` group
 
     @classmethod
+    def searches(cls, cfg: DictConfig) -> bool:
+        """Whether a job configured by ``cfg`` searches the ``retrieval`` group's index (``uses_retrieval``, unless
+        it depends on the config: tau2 searches only when banking_knowledge is among its domains)."""
+        return cls.uses_retrieval
+
+    @classmethod
     def provides(cls) -> set[str]:
         """Its splits and each optional capability (:data:`OPTIONAL`) whose method it implements."""
         implemented = {

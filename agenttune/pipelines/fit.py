@@ -129,7 +129,7 @@ def check_ignored(cfg: DictConfig, overrides: Sequence[str]) -> None:
     if retrieval:
         searching = [name for name, cls in registered_benchmarks().items() if cls.uses_retrieval]
         cls = benchmark_class(str(cfg.benchmark.name), str(cfg.benchmark.module))
-        if not cls.uses_retrieval or not plays_episodes(cfg):
+        if not cls.searches(cfg) or not plays_episodes(cfg):
             raise MisfitError(
                 f"{retrieval} is ignored: benchmark={cfg.benchmark.name} with pipeline={cfg.pipeline} searches no "
                 f"index; retrieval= applies to the benchmarks that search ({', '.join(searching)})"

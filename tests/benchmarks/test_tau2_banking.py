@@ -240,3 +240,17 @@ def test_malformed_documents_and_tasks_are_clear_errors(tmp_path):
     (tmp_path / "tasks.json").write_text(json.dumps({"id": "task_1"}))
     with pytest.raises(BankingDataError, match="expected a list of tasks"):
         load_raw_tasks(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["+experiment=tau2_oracle", "benchmark=tau2_banking", "retrieval=bm25s"],
+        ["+experiment=tau2_toolgraph_dpo", "retrieval=hybrid"],  # banking is one of its four domains
+    ],
+)
+def test_retrieval_choice_is_read_where_banking_is_run(overrides, tmp_path):
+    from agenttune.pipelines.fit import check_fit
+    from tests.conftest import compose_config
+
+    check_fit(compose_config(overrides, tmp_path), overrides)  # raises when retrieval= would be ignored

@@ -82,6 +82,11 @@ class Tau2(Benchmark):
         self._user_engine = user_engine
         self._domain_of: dict[int, str] = {}  # id(task) -> its domain (task ids repeat across domains)
 
+    @classmethod
+    def searches(cls, cfg) -> bool:
+        """banking_knowledge's ``KB_search`` uses the ``retrieval`` group's backend; the other domains search nothing."""
+        return "banking_knowledge" in (list(cfg.benchmark.domains) or [cfg.benchmark.domain])
+
     def domain_tasks(self, domain: str, split: str, limit: int | None = None) -> list[Task]:
         """The first ``limit`` tasks (config's size by default, 0 = all) of ``domain``'s ``split``; in the eval
         split, ``benchmark.trials`` times over (every task, then every task again)."""
