@@ -184,6 +184,7 @@ class LoggerConfig:
     project: str = "agenttune"
     mode: str = "offline"  # used unless WANDB_MODE is set
     tags: list[str] = field(default_factory=list)
+    train_episodes: int = 4  # on-policy rollouts of each training step sent to the train/trajectories table (0: none)
 
 
 @dataclass

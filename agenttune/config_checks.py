@@ -87,6 +87,7 @@ RULES: dict[str, Check] = {
     "benchmark.trials": positive,
     "retrieval.k": positive,
     "warm_start.num_questions": positive,
+    "logger.train_episodes": non_negative,
     **{f"algorithm.{key}": check for key, check in ALGORITHM_RULES.items()},
     **{f"warm_start.algorithm.{key}": check for key, check in ALGORITHM_RULES.items()},
 }

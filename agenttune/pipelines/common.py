@@ -64,7 +64,7 @@ def episode_rollouts(
     """On-policy rollouts of ``tasks``: the ``model`` group's engine around the live policy, the ``strategy``
     group, ``record`` completing and ``reward`` scoring each EventLog; every episode written to
     ``eventlogs/train/step-<N>.jsonl``, a sample of ``logger.train_episodes`` of each batch (drawn with ``seed``
-    and the step) sent to the tracker's ``train/episodes`` table at the step the trainer logs the batch's update
+    and the step) sent to the tracker's ``train/trajectories`` table at the step the trainer logs the batch's update
     (TRL logs the update made at global step N as step N + 1)."""
     model_cfg = typed(cfg.model, ModelConfig)
 
@@ -72,7 +72,7 @@ def episode_rollouts(
         size = min(int(cfg.logger.train_episodes), len(logs))
         if size:
             sample = random.Random(cfg.seed * 1_000_003 + step).sample(logs, size)
-            run.log_episodes("train/episodes", sample, "train", step=step + 1)
+            run.log_episodes("train/trajectories", sample, "train", step=step + 1)
 
     return EpisodeRollouts(
         tasks,

@@ -137,9 +137,12 @@ def evaluate_policy(
     controllers: Mapping[str, ToolGraphController] | None,
     limit: int,
 ) -> list[EventLog]:
-    """Episodes of the policy on ``limit`` eval tasks per domain (inside ``controllers`` when given)."""
+    """Episodes of the policy on ``limit`` eval tasks per domain (inside ``controllers`` when given), also sent to
+    the tracker's ``<name>/trajectories`` table."""
     tasks = [task for domain in benchmark.domains for task in benchmark.domain_tasks(domain, "eval", limit)]
-    return episodes(cfg, benchmark, policy_engine(cfg, model, tokenizer), tasks, name, run, controllers)
+    logs = episodes(cfg, benchmark, policy_engine(cfg, model, tokenizer), tasks, name, run, controllers)
+    run.log_episodes(f"{name}/trajectories", logs, "eval")
+    return logs
 
 
 def task_scores(

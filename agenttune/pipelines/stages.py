@@ -107,12 +107,14 @@ def evaluate(
     tasks: Sequence[Any],
     phase: str,
     controllers: Mapping[str, ToolGraphController] | None = None,
+    split: str = "eval",
 ) -> dict[str, dict[str, float]] | None:
     """Episodes of ``tasks`` (``eventlogs/<phase>.jsonl``; inside ToolGraph ``controllers`` when given) and the
     benchmark's metrics as ``<phase>/<metric>``: each per-episode score averaged per task (a task played several
     times counts once), then its mean over tasks with ``/n`` and 95% bootstrap interval over tasks (``/ci_low``,
     ``/ci_high``, seeded by ``seed``), beside the benchmark's aggregate metrics. The per-task scores go to
-    ``task_scores.json`` under ``<phase>``.
+    ``task_scores.json`` under ``<phase>``; the episodes, one row each with their scores, to the tracker's
+    ``<phase>/trajectories`` table (``split``: the split ``tasks`` come from).
 
     Returns the scores by task (for :func:`paired_comparison`), or None for a benchmark without per-episode scores.
     """
@@ -129,6 +131,7 @@ def evaluate(
     if not values:
         raise ValueError(f"benchmark {benchmark.name!r} defines neither episode_scores nor metrics")
     metrics = {f"{phase}/{name}": value for name, value in values.items()}
+    run.log_episodes(f"{phase}/trajectories", logs, split, scores)
     run.log(metrics)
     run.set_summary(metrics)
     if by_task is not None:

@@ -1,18 +1,42 @@
-"""Experiment trackers with one interface: ``log(metrics, step)``, ``summary(metrics)`` and ``finish(status)``.
+"""Experiment trackers with one interface: ``log(metrics, step)``, ``log_episodes(key, logs, split, ...)``,
+``log_eventlogs(folder)``, ``summary(metrics)`` and ``finish(status)``.
 
-``NullLogger`` has the real logger's interface and does nothing (``logger=none``); ``WandbLogger`` mirrors the
-run folder's metrics and summary to wandb, offline unless ``WANDB_MODE`` says otherwise, grouped by sweep folder
-in a multirun.
+``NullLogger`` has the real logger's interface and does nothing, at no cost: no row is built, no file read
+(``logger=none``). ``WandbLogger`` mirrors the run folder to wandb, offline unless ``WANDB_MODE`` says otherwise
+(everything then lands in the run's ``wandb/`` folder), grouped by sweep folder in a multirun: metrics and summary,
+each phase's episodes as a ``wandb.Table`` (one row per episode, :mod:`agenttune.tracking.episode_table`) and the
+run's ``eventlogs/`` as one Artifact of type ``eventlog`` with its episode and event counts in the metadata.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+from agenttune.events.schema import EventLog
+
+
+class TrackerError(RuntimeError):
+    """The tracker could not start (e.g. wandb online without credentials): the message names the option and fix."""
 
 
 class NullLogger:
     def log(self, metrics: dict[str, float], step: int | None = None) -> None:
+        pass
+
+    def log_episodes(
+        self,
+        key: str,
+        logs: Sequence[EventLog],
+        split: str,
+        scores: Sequence[Mapping[str, float]] | None = None,
+        step: int | None = None,
+    ) -> None:
+        pass
+
+    def log_eventlogs(self, folder: Path) -> None:
         pass
 
     def summary(self, metrics: dict[str, Any]) -> None:
@@ -35,19 +59,75 @@ class WandbLogger(NullLogger):
     ):
         import wandb
 
-        self._run = wandb.init(
-            project=project,
-            dir=run_dir,
-            config=config,
-            mode=os.environ.get("WANDB_MODE", mode),
-            group=group,
-            name=name,
-            tags=tags or None,
-            reinit="finish_previous",
-        )
+        mode = os.environ.get("WANDB_MODE", mode)
+        try:
+            self._run = wandb.init(
+                project=project,
+                dir=run_dir,
+                config=config,
+                mode=mode,
+                group=group,
+                name=name,
+                tags=tags or None,
+                reinit="finish_previous",
+            )
+        except Exception as error:  # wandb raises its own types (UsageError, CommError, ...)
+            first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise TrackerError(
+                f"logger=wandb could not start a wandb run in mode {mode!r} ({first_line}): run `wandb login`, "
+                "or set WANDB_MODE=offline (sync later with `wandb sync`), or pass logger=none"
+            ) from error
 
     def log(self, metrics: dict[str, float], step: int | None = None) -> None:
         self._run.log(metrics, step=step)
+
+    def log_episodes(
+        self,
+        key: str,
+        logs: Sequence[EventLog],
+        split: str,
+        scores: Sequence[Mapping[str, float]] | None = None,
+        step: int | None = None,
+    ) -> None:
+        """``logs`` as a ``wandb.Table`` under ``key``, one row per episode (``scores``: the benchmark's per
+        episode). Joins the history row of ``step`` (the trainer step a rollout batch's update is logged at), or
+        the current one, without committing it, so the trainer's step numbering stays its own."""
+        import wandb
+
+        from agenttune.tracking.episode_table import episode_rows
+
+        columns, rows = episode_rows(logs, split, scores)
+        table = wandb.Table(columns=columns, data=rows)
+        if step is not None and step < self._run.step:  # wandb drops rows logged to a step it has passed
+            step = None
+        self._run.log({key: table}, step=step, commit=False)
+
+    def log_eventlogs(self, folder: Path) -> None:
+        """The run's EventLogs (every ``*.jsonl`` under ``folder``) as one Artifact of type ``eventlog``, with the
+        number of episodes and events in its metadata (in total and per file); nothing when there are none. The
+        files are referenced where they are (they are append-only and finished by now), not copied."""
+        import wandb
+
+        from agenttune.events.io import read_jsonl
+
+        paths = sorted(folder.rglob("*.jsonl")) if folder.is_dir() else []
+        if not paths:
+            return
+        files = {}
+        for path in paths:
+            logs = read_jsonl(path, strict=False).logs
+            files[path.relative_to(folder).as_posix()] = {
+                "episodes": len(logs),
+                "events": sum(len(log.events) for log in logs),
+            }
+        metadata = {
+            "episodes": sum(counts["episodes"] for counts in files.values()),
+            "events": sum(counts["events"] for counts in files.values()),
+            "files": files,
+        }
+        artifact = wandb.Artifact(f"eventlogs-{self._run.id}", type="eventlog", metadata=metadata)
+        artifact.add_dir(str(folder), policy="immutable")
+        self._run.log_artifact(artifact)
 
     def summary(self, metrics: dict[str, Any]) -> None:
         self._run.summary.update(metrics)

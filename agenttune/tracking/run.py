@@ -12,6 +12,10 @@ folder stops at once with :class:`~agenttune.tracking.lock.RunFolderBusy`.
 Episodes written through :meth:`RunContext.episode_log` are counted: ``engine/generations`` and ``engine/failures``
 (generations the engine could not produce, e.g. an unreachable endpoint) go to the summary, and a run whose
 generations all failed ends ``"failed"`` with an error saying so, however the pipeline itself ended.
+
+The tracker gets each phase's episodes as a table (:meth:`RunContext.log_episodes`) and, when the run ends, its
+``eventlogs/`` as one artifact. A tracker that cannot start (:class:`~agenttune.tracking.loggers.TrackerError`)
+leaves a ``"failed"`` summary.json naming the fix, not a half-written run folder.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import platform
 import subprocess
 import time
 import traceback
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +38,7 @@ from omegaconf import DictConfig, OmegaConf
 from agenttune.events.io import EventLogWriter
 from agenttune.events.schema import EventKind, EventLog
 from agenttune.tracking.lock import lock_run_folder
-from agenttune.tracking.loggers import NullLogger, WandbLogger
+from agenttune.tracking.loggers import NullLogger, TrackerError, WandbLogger
 
 # Keys that differ between runs of the same experiment without changing what it computes.
 DIGEST_EXCLUDES = ("paths", "resume", "logger")
@@ -83,7 +88,9 @@ def make_logger(cfg: DictConfig, run_dir: Path, sweep_group: str | None):
         return WandbLogger(
             project=cfg.logger.project,
             run_dir=str(run_dir),
-            config=OmegaConf.to_container(cfg, resolve=True),
+            config=OmegaConf.to_container(
+                OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"]), resolve=True
+            ),
             mode=cfg.logger.mode,
             group=sweep_group,
             name=f"{cfg.task_name}-{run_dir.name}",
@@ -198,6 +205,18 @@ class RunContext:
             self.final_metrics[f"{key}/final"] = value
             self.final_metrics[f"{key}/{label}"] = value if previous is None else better(previous, value)
 
+    def log_episodes(
+        self,
+        key: str,
+        logs: Sequence[EventLog],
+        split: str,
+        scores: Sequence[Mapping[str, float]] | None = None,
+        step: int | None = None,
+    ) -> None:
+        """A phase's episodes to the tracker as one table under ``key`` (one row per episode, see
+        :mod:`agenttune.tracking.episode_table`); ``step``: the training step a sample of rollouts belongs to."""
+        self._logger.log_episodes(key, logs, split, scores, step)
+
     def set_summary(self, metrics: dict[str, Any]) -> None:
         """Record final metrics (merged into summary.json when the run ends)."""
         self.final_metrics.update(metrics)
@@ -236,7 +255,12 @@ class RunContext:
             OmegaConf.save(
                 OmegaConf.masked_copy(self.cfg, [k for k in self.cfg if k != "hydra"]), config_file
             )
-        self._logger = make_logger(self.cfg, self.dir, self._sweep_group)
+        try:
+            self._logger = make_logger(self.cfg, self.dir, self._sweep_group)
+        except TrackerError as error:  # the run ends here: its folder says why
+            self.write_summary("failed", str(error))
+            self._lock.release()
+            raise
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
@@ -245,8 +269,11 @@ class RunContext:
         if exc is None and (engine_error := self._every_generation_failed()):
             status, error = "failed", engine_error
         try:
-            self._logger.summary({**run_identity(self.cfg), **self.final_metrics, "status": status})
-            self.write_summary(status, error)
+            try:  # summary.json is written even when the tracker fails
+                self._logger.log_eventlogs(self.dir / "eventlogs")
+                self._logger.summary({**run_identity(self.cfg), **self.final_metrics, "status": status})
+            finally:
+                self.write_summary(status, error)
         finally:
             try:
                 self._logger.finish(status)

@@ -98,6 +98,7 @@ class EpisodeRollouts:
         source: the logs' ``source`` (the benchmark's name).
         record: ``record(log, harness)`` completes a finished episode before it is scored (the benchmark's
             :meth:`~agenttune.benchmarks.base.Benchmark.record`); None keeps it as the loop wrote it.
+        on_batch: ``on_batch(step, logs)`` gets every scored batch (e.g. to send a sample to the tracker).
     """
 
     def __init__(
@@ -111,8 +112,10 @@ class EpisodeRollouts:
         log_dir: str | Path | None = None,
         source: str = "",
         record: Callable[[EventLog, Harness], EventLog] | None = None,
+        on_batch: Callable[[int, list[EventLog]], None] | None = None,
     ) -> None:
         self.make_harness, self.strategy, self.reward, self.record = make_harness, strategy, reward, record
+        self.on_batch = on_batch
         self.make_engine, self.sampling, self.source = make_engine, dict(sampling), source
         self.log_dir = Path(log_dir) if log_dir is not None else None
         self.tasks = list(tasks)
@@ -182,6 +185,8 @@ class EpisodeRollouts:
         logs = self.reward(logs, tasks)
         if path is not None:
             rewrite_jsonl_tail(path, offset, logs)
+        if self.on_batch is not None:
+            self.on_batch(step, logs)
         rows = [self._row(log, engine) for log in logs]
         return RolloutBatch(
             logs=logs,
