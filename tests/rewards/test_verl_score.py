@@ -14,3 +14,11 @@ def test_compute_score_uses_the_training_metrics():
     assert f1 == pytest.approx(2 * (1 / 3) / (1 / 3 + 1))
     with pytest.raises(ValueError, match="unknown metric 'bleu'"):
         compute_score("x", "<answer>a</answer>", "a", {"metric": "bleu"})
+
+
+def test_the_communicate_metric_is_tau2s_own_check():
+    pytest.importorskip("tau2")
+    required = ["1234.50", "Refund"]  # tau2 drops the message's commas and ignores case
+    stated = "Your refund of 1,234.50 dollars is on its way."
+    assert compute_score("tau2_retail", stated, required, {"metric": "communicate"}) == 1.0
+    assert compute_score("tau2_retail", "Your refund is on its way.", required, {"metric": "communicate"}) == 0.0
