@@ -75,7 +75,7 @@ def test_teacher_stops_when_the_first_search_shows_the_clause(tokenizer):
     retriever = Contracts(CONTRACT)
     log = teacher_episode(tokenizer, QUESTION, retriever)
     assert retriever.asked == [(QUESTION.question, None)]
-    assert final_answer(log) == f"<answer>{CLAUSE}</answer>"
+    assert final_answer(log) == f"<answer>{QUESTION.answer}</answer>"  # the gold quote, shown whole
     assert check_trajectory(log, QUESTION) == ""
 
 
@@ -88,7 +88,7 @@ def test_on_a_miss_it_finds_the_contract_then_searches_inside_it(tokenizer):
         ("find_documents", {"name": "Supply Agreement between Acme and Beta"}),
         ("search_document", {"doc_id": "supply", "query": "state's law governs"}),
     ]
-    assert final_answer(log) == f"<answer>{CLAUSE}</answer>"
+    assert final_answer(log) == f"<answer>{QUESTION.answer}</answer>"
     assert check_trajectory(log, QUESTION) == ""
 
 
@@ -157,4 +157,4 @@ def test_unmasked_sft_rows_train_on_the_tool_result_turn_masked_ones_do_not(toke
         trained = tokenizer.decode(
             [t for t, w in zip(row["input_ids"], row["weights"], strict=True) if w > 0]
         )
-        assert f"<answer>{CLAUSE}</answer>" in trained
+        assert f"<answer>{QUESTION.answer}</answer>" in trained

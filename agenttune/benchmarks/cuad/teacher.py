@@ -14,8 +14,8 @@ With a budget of two calls (or without the document tools) the second call searc
 the contract's name and the category's name.
 
 It stops at the first result that shows gold evidence (a passage overlapping a gold quote, read from the
-result's ``chars`` ranges) or when its call budget is spent, and answers with the sentence of all shown passages
-that has the highest token F1 with the gold answer. It sees exactly what a student sees (the same harness), so a
+result's ``chars`` ranges) or when its call budget is spent, and answers with the gold quote when a shown passage
+holds it whole, else with the sentence of all shown passages that has the highest token F1 with the gold answer. It sees exactly what a student sees (the same harness), so a
 kept trajectory is one a student could imitate. Checks (:func:`check_trajectory`):
 
 - schema: no ERROR event, at least one well-formed tool call and a final answer;
@@ -37,7 +37,7 @@ from agenttune.rag.questions import QuestionRecord
 from agenttune.rewards.answer import extract_answer, token_f1
 from agenttune.rewards.grounding import content_word_list
 
-HIT_HEADER = re.compile(r"^\[\d+\] doc_id: (.*?) \| chars (\d+)-(\d+) \| score: \S+$", re.MULTILINE)
+HIT_HEADER = re.compile(r"^\[\d+\] doc_id: (.*?) \| chars (\d+)-(\d+)$", re.MULTILINE)
 LISTED_DOC = re.compile(r"^\[\d+\] doc_id: (.*?)(?: \| .*)?$", re.MULTILINE)
 SENTENCE_END = re.compile(r"(?<=[.;:])\s+|\n\s*\n")
 QUERY_STYLES = ("question", "keywords")
@@ -114,6 +114,13 @@ def best_sentence(texts: Sequence[str], gold: Sequence[str]) -> str:
     return best[2] if best[0] > 0 else ""
 
 
+def best_answer(texts: Sequence[str], gold: Sequence[str]) -> str:
+    """A gold answer itself when a shown passage holds it whole (the clause copied as it stands), else
+    :func:`best_sentence`."""
+    whole = next((answer for answer in gold if answer and any(answer in text for text in texts)), None)
+    return whole or best_sentence(texts, gold)
+
+
 class RetrievalTeacher:
     """The teacher policy for ``ScriptedEngine(RetrievalTeacher(questions), tokenizer)``: search in steps until a
     result shows the evidence or ``max_calls`` calls are spent, then answer."""
@@ -142,7 +149,7 @@ class RetrievalTeacher:
             name, arguments = plan[len(results)]
             call = {"type": "function", "function": {"name": name, "arguments": arguments}}
             return {"role": "assistant", "content": "", "tool_calls": [call]}
-        answer = best_sentence([text for *_, text in shown], [question.answer, *question.answer_aliases])
+        answer = best_answer([text for *_, text in shown], [question.answer, *question.answer_aliases])
         return {
             "role": "assistant",
             "content": f"<answer>{answer}</answer>" if answer else "I could not find it.",
