@@ -116,7 +116,8 @@ class Healer:
             return summary | {"self_heal/outcome": "no correction passed its checks"}
         model, tokenizer = self.load_policy()
         current_logs, _ = scored_episodes(self.cfg, self.benchmark, self.engine(model, tokenizer), heldout)
-        candidate_path = self.retrain(model, tokenizer, corrections, [f.log for f in failures], name)
+        candidate_path, pairs = self.retrain(model, tokenizer, corrections, [f.log for f in failures], name)
+        summary["self_heal/divergence_pairs"] = pairs
         candidate_logs, _ = scored_episodes(self.cfg, self.benchmark, self.engine(model, tokenizer), heldout)
         write_jsonl(current_logs, Path(self.run.eventlog_dir) / name / "heldout_current.jsonl")
         write_jsonl(candidate_logs, Path(self.run.eventlog_dir) / name / "heldout_candidate.jsonl")
@@ -155,8 +156,9 @@ class Healer:
         write_jsonl(kept, Path(self.run.eventlog_dir) / name / "corrections.jsonl")
         return kept
 
-    def retrain(self, model, tokenizer, corrections, failed_logs, name: str) -> Path:
-        """Train ``model`` with the ``algorithm`` group on the corrections (and divergence pairs); its folder."""
+    def retrain(self, model, tokenizer, corrections, failed_logs, name: str) -> tuple[Path, int]:
+        """Train ``model`` with the ``algorithm`` group on the corrections, or, for a preference algorithm, on the
+        divergence-point pairs when there are any; the trained policy's folder and the number of pairs."""
         from datasets import Dataset
 
         from agenttune.pipelines.common import train_policy
@@ -165,14 +167,19 @@ class Healer:
         from agenttune.training import TrainingData, algorithm_config, algorithm_info
 
         algorithm = algorithm_config(self.cfg.algorithm)
-        data = training_data(algorithm, corrections, tokenizer)
+        data, rows = training_data(algorithm, corrections, tokenizer), []
         if algorithm_info(algorithm.name).data == "preferences" and self.settings.divergence_pairs:
             pairs = build_dpo_pairs([*map(_harness_scored, failed_logs), *map(_harness_scored, corrections)])
-            if pairs.train:
-                rows = [{k: row[k] for k in ("prompt", "chosen", "rejected")} for row in pairs.train]
+            rows = [
+                {k: row[k] for k in ("prompt", "chosen", "rejected")}
+                for row in pairs.train + pairs.validation
+            ]
+            if rows:
                 data = TrainingData(preferences=Dataset.from_list(rows))
         model.train()
-        return train_policy(self.cfg, self.run, model, tokenizer, data, prefix=name, stage=algorithm)
+        return train_policy(self.cfg, self.run, model, tokenizer, data, prefix=name, stage=algorithm), len(
+            rows
+        )
 
 
 def _harness_scored(log: EventLog) -> EventLog:

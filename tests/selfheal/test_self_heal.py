@@ -81,6 +81,16 @@ def test_a_round_heals_from_oracle_corrections_and_reports_the_gate(run_pipeline
     assert len(corrections) == 2
 
 
+def test_a_preference_algorithm_trains_on_divergence_point_pairs(run_pipeline):
+    dpo = [option.replace("algorithm=sft", "algorithm=dpo") for option in HEAL]
+    overrides = [*dpo, "self_heal.gate.min_success_gain=-1", "self_heal.gate.require_approval=true"]
+    _, summary = run_pipeline(overrides)
+    assert summary["status"] == "completed", summary.get("error")
+    assert (
+        summary["metrics"]["self_heal/divergence_pairs"] == 2
+    )  # one per failed task, cut where it left the oracle
+
+
 def test_gate_needs_a_better_candidate_without_more_loops():
     gate = GateConfig()
     current = {"success": 0.25, "loop_rate": 0.1, "tool_argument_accuracy": 0.9}
