@@ -178,6 +178,9 @@ class RetrievalConfig:
     k: int = 8
     rrf_k: int = 60
     weights: dict[str, float] = field(default_factory=dict)
+    # chroma / hybrid: the embedding model (all-MiniLM-L6-v2, or all-MiniLM-L6-v2-static built by
+    # scripts/build_embeddings.py)
+    dense_model: str = "all-MiniLM-L6-v2"
 
 
 @dataclass

@@ -38,7 +38,11 @@ def build_retriever(cfg: DictConfig, chunks) -> Retriever:
     """The ``retrieval`` group's backend over ``chunks`` (index built once in the cache, then reused)."""
     kwargs: dict[str, Any] = {"cache_dir": cfg.paths.cache_dir, "k": cfg.retrieval.k}
     if cfg.retrieval.name == "hybrid":
-        kwargs.update(rrf_k=cfg.retrieval.rrf_k, weights=dict(cfg.retrieval.weights))
+        kwargs.update(
+            rrf_k=cfg.retrieval.rrf_k, weights=dict(cfg.retrieval.weights), dense_model=cfg.retrieval.dense_model
+        )
+    if cfg.retrieval.name == "chroma":
+        kwargs.update(model=cfg.retrieval.dense_model)
     retriever = get_class(cfg.retrieval._target_)(**kwargs).build(chunks)
     log.info(
         "retrieval=%s over %d chunks ready in %.1fs",

@@ -11,8 +11,10 @@ Searches are backed by any object with ``search(query, k, doc_id=None)`` returni
 ``doc_id``, ``text``, ``score``, ``start`` and ``end`` (every retriever in :mod:`agenttune.rag` fits). A result
 lists the hits numbered, each headed by its document and the character range of the text shown::
 
-    [1] doc_id: lease | chars 2400-2560 | score: 7.210
+    [1] doc_id: lease | chars 2400-2560
     <the text of lease[2400:2560]>
+
+(best first; scores are left out: they cost tokens and tell the agent nothing the rank does not).
 
 With ``snippet_chars`` > 0 each hit shows the window of that many characters holding most of the query's words
 (:func:`agenttune.rag.snippets.best_window`), else its whole chunk. The log gets the facts as data in the
@@ -89,20 +91,20 @@ def shown_part(hit: SearchHit, query: str, snippet_chars: int = 0) -> Shown:
     return Shown(hit.doc_id, hit.start + start, hit.start + end, hit.text[start:end])
 
 
-def format_hits(query: str, shown: Sequence[Shown], scores: Sequence[float]) -> str:
+def format_hits(query: str, shown: Sequence[Shown]) -> str:
     """The text of a search tool result.
 
-    >>> print(format_hits("rent", [Shown("lease", 40, 60, "Rent is due monthly.")], [2.5]))
-    [1] doc_id: lease | chars 40-60 | score: 2.500
+    >>> print(format_hits("rent", [Shown("lease", 40, 60, "Rent is due monthly.")]))
+    [1] doc_id: lease | chars 40-60
     Rent is due monthly.
-    >>> format_hits("zebra", [], [])
+    >>> format_hits("zebra", [])
     "No passages match 'zebra'. Try other words."
     """
     if not shown:
         return f"No passages match {query!r}. Try other words."
     return "\n\n".join(
-        f"[{rank}] doc_id: {part.doc_id} | chars {part.start}-{part.end} | score: {score:.3f}\n{part.text.strip()}"
-        for rank, (part, score) in enumerate(zip(shown, scores, strict=True), start=1)
+        f"[{rank}] doc_id: {part.doc_id} | chars {part.start}-{part.end}\n{part.text.strip()}"
+        for rank, part in enumerate(shown, start=1)
     )
 
 
@@ -179,7 +181,7 @@ class SearchCorpusHarness(ToolsHarness):
             "spans": [[p.doc_id, p.start, p.end] for p in shown],
             "query": query,
         }
-        return ToolOutput(format_hits(query, shown, [h.score for h in hits]), metadata)
+        return ToolOutput(format_hits(query, shown), metadata)
 
     def search(self, query: str) -> ToolOutput:
         """Search every document of the collection for passages relevant to a query.

@@ -1,7 +1,9 @@
 """Dense search: MiniLM sentence embeddings in a persistent ChromaDB collection (cosine distance).
 
 Embeddings are computed here (with a progress bar) and handed to Chroma, so Chroma never tries to fetch
-its own embedding model. ``chromadb`` is imported lazily: it belongs to the ``rag`` extra.
+its own embedding model. Chunk vectors come from the :class:`~agenttune.rag.embedding_cache.EmbeddingCache` (filled
+ahead by ``scripts/build_embeddings.py``, or here for the chunks it lacks). ``chromadb`` is imported lazily: it
+belongs to the ``rag`` extra.
 """
 
 from __future__ import annotations
@@ -9,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 from tqdm.auto import tqdm
 
 from agenttune.rag.chunking import Chunk
+from agenttune.rag.embedding_cache import EmbeddingCache
 from agenttune.rag.embeddings import DEFAULT_MODEL, RAG_EXTRA_HINT, load_embedder
 from agenttune.rag.retriever import CachedRetriever, Hit
 
@@ -32,7 +36,8 @@ class ChromaRetriever(CachedRetriever):
     Args:
         cache_dir: folder for persistent indexes.
         k: default number of hits.
-        model: ``"all-MiniLM-L6-v2"`` (bundled) or a local SentenceTransformer folder.
+        model: ``"all-MiniLM-L6-v2"`` (bundled), ``"all-MiniLM-L6-v2-static"`` (its static distillation, built
+            into the cache by ``scripts/build_embeddings.py``) or a local SentenceTransformer folder.
         batch_size: chunks encoded per batch while building.
         device: torch device for the encoder.
     """
@@ -62,21 +67,27 @@ class ChromaRetriever(CachedRetriever):
 
         return chromadb.PersistentClient(path=str(index_dir), settings=Settings(anonymized_telemetry=False))
 
-    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
-        embedder = load_embedder(self.model, self.device)
-        vectors = embedder.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True)
-        return vectors.tolist()
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length embeddings of ``texts``, one row each."""
+        embedder = load_embedder(self.model, self.device, self.cache_dir)
+        return embedder.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True)
+
+    def embeddings(self, chunks: Sequence[Chunk], progress: bool = True) -> np.ndarray:
+        """The chunks' embeddings (of their ``index_text``), from the cache or encoded into it."""
+        cache = EmbeddingCache(self.cache_dir, Path(self.model).name)
+        return cache.encode([c.index_text for c in chunks], self.encode, self.batch_size * 4, progress)
 
     def _build_index(self, chunks: Sequence[Chunk], index_dir: Path) -> None:
+        vectors = self.embeddings(chunks)
         collection = self._client(index_dir).create_collection(
             COLLECTION, embedding_function=None, metadata={"hnsw:space": "cosine"}
         )
-        step = self.batch_size * 4
+        step = 4096  # below Chroma's largest batch
         for i in tqdm(range(0, len(chunks), step), desc=f"chroma index ({len(chunks)} chunks)", unit="batch"):
             batch = chunks[i : i + step]
             collection.add(
                 ids=[c.id for c in batch],
-                embeddings=self._encode([c.index_text for c in batch]),
+                embeddings=vectors[i : i + step].tolist(),
                 documents=[c.text for c in batch],
                 metadatas=[{"doc_id": c.doc_id, "start": c.start, "end": c.end} for c in batch],
             )
@@ -86,7 +97,7 @@ class ChromaRetriever(CachedRetriever):
 
     def _search(self, query: str, k: int, doc_id: str | None) -> list[Hit]:
         result = self._collection.query(
-            query_embeddings=self._encode([query]),
+            query_embeddings=self.encode([query]).tolist(),
             n_results=min(k, self._collection.count()),
             where={"doc_id": doc_id} if doc_id is not None else None,
             include=["documents", "metadatas", "distances"],

@@ -47,6 +47,7 @@ class HybridRetriever(Retriever):
         candidates: how many hits each sub-retriever contributes before fusion.
         cache_dir: cache folder for the default sub-retrievers.
         k: default number of fused hits.
+        dense_model: the default dense sub-retriever's embedding model.
     """
 
     name = "hybrid"
@@ -59,13 +60,17 @@ class HybridRetriever(Retriever):
         candidates: int = 50,
         cache_dir: str | Path | None = None,
         k: int = 8,
+        dense_model: str = "all-MiniLM-L6-v2",
     ) -> None:
         super().__init__(k=k)
         if retrievers is None:
             from agenttune.rag.bm25 import Bm25sRetriever
             from agenttune.rag.chroma import ChromaRetriever
 
-            retrievers = {"bm25s": Bm25sRetriever(cache_dir), "chroma": ChromaRetriever(cache_dir)}
+            retrievers = {
+                "bm25s": Bm25sRetriever(cache_dir),
+                "chroma": ChromaRetriever(cache_dir, model=dense_model),
+            }
         unknown = set(weights or {}) - set(retrievers)
         if unknown:
             raise ValueError(f"weights name retrievers that are not configured: {sorted(unknown)}")

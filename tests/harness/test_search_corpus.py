@@ -79,7 +79,7 @@ def test_results_name_document_and_range_and_are_recorded(harness):
     (event,) = result.observations
     assert event.payload.call_id == "s1" and not event.payload.is_error
     assert event.payload.content.splitlines()[:2] == [
-        "[1] doc_id: lease doc | chars 0-23 | score: 3.000",
+        "[1] doc_id: lease doc | chars 0-23",
         "Clause about governing.",
     ]
     assert (
@@ -100,7 +100,7 @@ def test_results_name_document_and_range_and_are_recorded(harness):
 def test_snippets_show_the_window_of_the_query_words_with_its_range():
     harness = make(snippet_chars=10)
     (event,) = harness.step(search("governing", "s1")).observations
-    assert event.payload.content == "[1] doc_id: lease doc | chars 13-23 | score: 3.000\ngoverning."
+    assert event.payload.content == "[1] doc_id: lease doc | chars 13-23\ngoverning."
     assert event.payload.metadata["spans"] == [["lease doc", 13, 23]]
 
 
