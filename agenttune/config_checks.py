@@ -100,18 +100,32 @@ def describe(check: Check) -> str:
 
 def check_values(cfg: DictConfig) -> None:
     """Raise :class:`ConfigValueError` for the first value of :data:`RULES` out of range (absent keys and nulls are
-    skipped) or a ``task_name`` that is not one folder name."""
+    skipped) or a path-forming value (``task_name``, tau2 domains) that is not one folder name."""
     for key, check in RULES.items():
         value = OmegaConf.select(cfg, key, default=None)
         if value is None or isinstance(value, bool):
             continue
         if (isinstance(value, float) and math.isnan(value)) or not check(value):
             raise ConfigValueError(f"{key}={value!r} is out of range: it must be {describe(check)}")
-    task_name = cfg["task_name"]
-    if not FOLDER_NAME.fullmatch(str(task_name)):
+    names = {
+        "task_name": cfg["task_name"],
+        "benchmark.domain": OmegaConf.select(cfg, "benchmark.domain", default=""),
+    }
+    names |= {
+        f"benchmark.domains[{i}]": d for i, d in enumerate(OmegaConf.select(cfg, "benchmark.domains") or [])
+    }
+    for key, name in names.items():
+        if name != "" or key == "task_name":
+            check_folder_name(key, name)
+
+
+def check_folder_name(key: str, name: Any) -> None:
+    """Raise :class:`ConfigValueError` unless ``name`` is one safe folder name: a value that forms a path under the
+    run folder (``task_name``: ``outputs/<task_name>/``; a domain: ``eventlogs/collect_<domain>_<agent>.jsonl``)."""
+    if not FOLDER_NAME.fullmatch(str(name)):
         raise ConfigValueError(
-            f"task_name={task_name!r} must be one folder name (letters, digits and _ . , = + -, not starting with "
-            "a dot): it names the run's folder under outputs/ and may not lead outside it"
+            f"{key}={name!r} must be one folder name (letters, digits and _ . , = + -, not starting with a dot): "
+            "it forms a path under outputs/ and may not lead outside it"
         )
 
 

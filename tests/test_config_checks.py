@@ -34,6 +34,8 @@ SMOKE = ["+experiment=smoke", "model=tiny_random"]
         ("task_name=../../x", "task_name"),
         ("task_name=a/b", "task_name"),
         ("task_name=..", "task_name"),
+        ("benchmark.domain=../up", "benchmark.domain"),
+        ("benchmark.domains=[retail,../../up]", r"benchmark.domains\[1\]"),
     ],
 )
 def test_a_value_out_of_range_is_refused_naming_the_key(override, key):
@@ -86,7 +88,7 @@ def test_the_command_line_prints_one_line_and_writes_nothing():
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
         f"error: task_name='../../{escape}' must be one folder name (letters, digits and _ . , = + -, not starting "
-        "with a dot): it names the run's folder under outputs/ and may not lead outside it"
+        "with a dot): it forms a path under outputs/ and may not lead outside it"
     ]
     assert not (Path(repo_root()) / "outputs" / ".." / ".." / escape).exists()
     twice = subprocess.run(
