@@ -5,13 +5,18 @@ the pipeline the config names inside a RunContext that writes metrics.jsonl and 
 folder and always closes the tracker. `python train.py --help` lists the groups, experiments and sweeps.
 """
 
+import sys
+from pathlib import Path
+
 import hydra
 from omegaconf import DictConfig
 
 from agenttune.config import register_configs
 from agenttune.config_checks import ConfigValueError
+from agenttune.launch_checks import LaunchError, check_launcher_choice
 from agenttune.pipelines import run_job
 from agenttune.pipelines.fit import MisfitError
+from agenttune.tracking.loggers import TrackerError
 
 register_configs()
 
@@ -20,9 +25,13 @@ register_configs()
 def main(cfg: DictConfig) -> None:
     try:
         run_job(cfg)
-    except (MisfitError, ConfigValueError) as error:  # a choice that cannot work: one line, no traceback
+    except (MisfitError, ConfigValueError, TrackerError) as error:  # a choice that cannot work: one line
         raise SystemExit(f"error: {error}") from None
 
 
 if __name__ == "__main__":
+    try:  # a launcher that does not exist or is not installed: one line, before Hydra composes anything
+        check_launcher_choice(sys.argv[1:], Path(__file__).parent / "conf")
+    except LaunchError as error:
+        raise SystemExit(f"error: {error}") from None
     main()

@@ -5,8 +5,9 @@
 ``task_name`` that stays under ``outputs/``, no key given twice) and takes the run folder's lock
 (:func:`agenttune.tracking.lock.lock_run_folder`), both before Hydra creates the folder and writes ``.hydra/``, so a
 bad config leaves no folder and a second run given a busy folder overwrites nothing; ``on_run_end`` releases the
-lock. ``on_multirun_start`` checks the config (each job then locks its own folder in its
-:class:`~agenttune.tracking.run.RunContext`). An error is one line and the job exits with status 1: it is raised as
+lock. ``on_multirun_start`` checks the config and the launcher (:func:`agenttune.launch_checks.check_launcher`: its
+plugin imports, a Ray cluster's address answers), before the sweep folder is made (each job then locks its own
+folder in its :class:`~agenttune.tracking.run.RunContext`). An error is one line and the job exits with status 1: it is raised as
 ``SystemExit``, since Hydra turns any ``Exception`` a callback raises into a warning and goes on with the job.
 """
 
@@ -19,6 +20,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from agenttune.config_checks import ConfigValueError, check_config
+from agenttune.launch_checks import LaunchError, check_launcher
 from agenttune.tracking.lock import RunFolderBusy, lock_run_folder
 
 
@@ -40,5 +42,6 @@ class RunGuard(Callback):
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         try:
             check_config(config, config.hydra.overrides.task)
-        except ConfigValueError as error:
+            check_launcher(config.hydra.launcher)
+        except (ConfigValueError, LaunchError) as error:
             raise SystemExit(f"error: {error}") from None
