@@ -16,6 +16,7 @@ from agenttune.config_checks import ConfigValueError
 from agenttune.launch_checks import LaunchError, check_launcher_choice
 from agenttune.pipelines import run_job
 from agenttune.pipelines.fit import MisfitError
+from agenttune.tracking.lock import RunFolderBusy
 from agenttune.tracking.loggers import TrackerError
 
 register_configs()
@@ -25,7 +26,7 @@ register_configs()
 def main(cfg: DictConfig) -> None:
     try:
         run_job(cfg)
-    except (MisfitError, ConfigValueError, TrackerError) as error:  # a choice that cannot work: one line
+    except (MisfitError, ConfigValueError, TrackerError, RunFolderBusy) as error:  # one line, no traceback
         raise SystemExit(f"error: {error}") from None
 
 
