@@ -3,13 +3,15 @@
 1. ``eval_before/*``: the starting policy on the benchmark's eval tasks (skipped for a benchmark without them).
 2. Warm start (``warm_start.enabled``): the teacher's trajectories on ``warm_start.num_questions`` train tasks,
    kept when they pass the benchmark's check, distilled with ``warm_start.algorithm`` (``distill/*``), so that a
-   small model calls the tools before RL. Skipped when the job resumes (the checkpoint holds the warm-started
-   weights) or starts from ``init_from``.
+   small model calls the tools before RL, then ``eval_warm/*`` on the same eval tasks, and ``delta_warm/<metric>``
+   (warm start minus before). Skipped when the job resumes (the checkpoint holds the warm-started weights) or
+   starts from ``init_from``.
 3. ``algorithm`` (grpo, rloo or ppo) on the benchmark's train tasks: every rollout an episode of the episode loop
    with the ``strategy`` group, scored from its EventLog by the benchmark's reward (``train/reward/<name>``),
    written to ``eventlogs/train/step-<N>.jsonl``.
 4. ``eval_after/*`` with the trained policy, and ``delta/<metric>``: after minus before paired by task, with its 95%
-   bootstrap interval (every ``eval_*/<metric>`` has ``/n``, ``/ci_low`` and ``/ci_high`` too).
+   bootstrap interval (every ``eval_*/<metric>`` has ``/n``, ``/ci_low`` and ``/ci_high`` too); after a warm start,
+   also ``delta_rl/<metric>``: after minus the warm start, what the on-policy training itself changed.
 
     python train.py +experiment=cuad_grpo            # rl on CUAD contract search with a warm start
 """
@@ -36,15 +38,21 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     eval_tasks = benchmark.tasks("eval") if "eval" in benchmark.splits else []
     resume_from = resume_checkpoint(cfg, run)
     model, tokenizer = load_policy(cfg)
-    if eval_tasks:
-        before = evaluate(
-            cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before"
-        )
-    if cfg.warm_start.enabled and not cfg.init_from and not resume_from:
+
+    def evaluate_policy(phase: str):
+        return evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, phase)
+
+    before = evaluate_policy("eval_before") if eval_tasks else None
+    warm_started = cfg.warm_start.enabled and not cfg.init_from and not resume_from
+    if warm_started:
         stage = algorithm_config(cfg.warm_start.algorithm)
         teacher_tasks = benchmark.tasks("train", cfg.warm_start.num_questions)
         distill_teacher(cfg, run, benchmark, model, tokenizer, teacher_tasks, stage=stage)
+        warm = evaluate_policy("eval_warm") if eval_tasks else None
+        paired_comparison(cfg, run, before, warm, "delta_warm")
     train_on_policy(cfg, run, benchmark, model, tokenizer, resume_from)
     if eval_tasks:
-        after = evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_after")
+        after = evaluate_policy("eval_after")
         paired_comparison(cfg, run, before, after)
+        if warm_started:
+            paired_comparison(cfg, run, warm, after, "delta_rl")

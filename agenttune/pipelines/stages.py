@@ -209,16 +209,17 @@ def paired_comparison(
     run: RunContext,
     before: Mapping[str, Mapping[str, float]] | None,
     after: Mapping[str, Mapping[str, float]] | None,
+    name: str = "delta",
 ) -> dict[str, float]:
-    """``delta/<metric>``: after minus before on the tasks both evaluations ran (their scores by task, as
+    """``<name>/<metric>``: after minus before on the tasks both evaluations ran (their scores by task, as
     :func:`evaluate` returns them), with its 95% bootstrap interval (a change improves a metric when the interval lies
-    above zero); the per-task differences go to ``task_scores.json`` under ``delta``. Empty, with a log line, when
+    above zero); the per-task differences go to ``task_scores.json`` under ``name``. Empty, with a log line, when
     the benchmark gives no per-episode scores."""
     if before is None or after is None:
         log.info("the benchmark gives no per-episode scores: no paired before/after comparison")
         return {}
-    deltas = paired_deltas(before, after, seed=cfg.seed)
+    deltas = paired_deltas(before, after, seed=cfg.seed, name=name)
     run.log(deltas)
     run.set_summary(deltas)
-    run.set_task_scores("delta", paired_differences(before, after))
+    run.set_task_scores(name, paired_differences(before, after))
     return deltas

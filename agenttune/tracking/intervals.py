@@ -49,7 +49,9 @@ def task_means(scores: Iterable[tuple[str, Mapping[str, float]]]) -> dict[str, d
     for task, score in scores:
         for name, value in score.items():
             grouped.setdefault(task, {}).setdefault(name, []).append(float(value))
-    return {task: {name: float(np.mean(v)) for name, v in metrics.items()} for task, metrics in grouped.items()}
+    return {
+        task: {name: float(np.mean(v)) for name, v in metrics.items()} for task, metrics in grouped.items()
+    }
 
 
 def with_intervals(scores: Sequence[Mapping[str, float]], seed: int = 0) -> dict[str, float]:
@@ -76,10 +78,13 @@ def paired_differences(before: TaskScores, after: TaskScores) -> dict[str, dict[
     }
 
 
-def paired_deltas(before: TaskScores, after: TaskScores, seed: int = 0) -> dict[str, float]:
-    """``delta/<metric>`` (mean of after minus before over the tasks both hold, keyed by task id) with its interval."""
+def paired_deltas(
+    before: TaskScores, after: TaskScores, seed: int = 0, name: str = "delta"
+) -> dict[str, float]:
+    """``<name>/<metric>`` (mean of after minus before over the tasks both hold, keyed by task id) with its
+    interval."""
     differences = list(paired_differences(before, after).values())
-    return {f"delta/{key}": value for key, value in with_intervals(differences, seed).items()}
+    return {f"{name}/{key}": value for key, value in with_intervals(differences, seed).items()}
 
 
 def seed_task_interval(scores: np.ndarray, seed: int = 0) -> tuple[float, float]:

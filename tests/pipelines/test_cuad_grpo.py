@@ -26,18 +26,19 @@ def test_cuad_grpo_warm_starts_then_trains_with_search_calls(run_pipeline):
     run_dir, summary = run_pipeline(TINY_BUDGET)
     assert summary["status"] == "completed", summary["error"]
     metrics = summary["metrics"]
-    for phase in ("eval_before", "eval_after"):
+    for phase in ("eval_before", "eval_warm", "eval_after"):  # three points on the same questions
         for name in ("em", "f1", "searches_per_question", "recall@8", "hit@8"):
             assert f"{phase}/{name}" in metrics
     assert (
         metrics["eval_before/em/n"] == 2
         and metrics["eval_before/hit@8/ci_low"] <= metrics["eval_before/hit@8"]
     )
-    assert (
-        "delta/hit@8" in metrics and metrics["delta/hit@8/n"] == 2
-    )  # after minus before, paired by question
+    # after minus before, paired by question; the warm start's change and GRPO's own
+    for delta in ("delta", "delta_warm", "delta_rl"):
+        assert metrics[f"{delta}/hit@8/n"] == 2
     scores = json.loads((run_dir / "task_scores.json").read_text())  # what the seed report's intervals use
-    assert set(scores) == {"eval_before", "eval_after", "delta"} and len(scores["delta"]) == 2
+    phases = {"eval_before", "eval_warm", "eval_after", "delta", "delta_warm", "delta_rl"}
+    assert set(scores) == phases and len(scores["delta_rl"]) == 2
     assert summary["experiment"] == "cuad_grpo" and summary["benchmark"] == "cuad_search"
     assert summary["algorithm"] == "grpo" and summary["warm_start"] == "sft"
     assert "train/loss/final" in metrics and metrics["distill/loss/best"] <= metrics["distill/loss/final"]
@@ -58,4 +59,5 @@ def test_warm_start_off_goes_straight_to_grpo(run_pipeline):
     assert summary["status"] == "completed", summary["error"]
     assert "distill/teacher_episodes" not in summary["metrics"]
     assert not (run_dir / "checkpoints" / "distill").exists()
+    assert "eval_warm/em" not in summary["metrics"] and "delta_rl/em" not in summary["metrics"]
     assert summary["metrics"]["train/global_step"] == 1
