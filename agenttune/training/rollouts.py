@@ -80,8 +80,19 @@ def engine_sampling(model_cfg: Any) -> dict[str, Any]:
     }
 
 
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {name: _without_none(item) for name, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_none(item) for item in value]
+    return value
+
+
 def _key(prompt: list[Message]) -> str:
-    return json.dumps(prompt, sort_keys=True, default=str)
+    """A conversation's identity. Fields that are None are left out, at any depth: the trainer's prompt dataset
+    (Arrow) gives every row of a column the same fields, so a message comes back with ``tool_calls: None`` and a
+    tool call with the other calls' argument names set to None."""
+    return json.dumps(_without_none(prompt), sort_keys=True, default=str)
 
 
 class EpisodeRollouts:
