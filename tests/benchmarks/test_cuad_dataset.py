@@ -33,3 +33,12 @@ def test_a_saved_set_is_read_and_its_chunking_checked(all_questions, tmp_path):
     assert cuad_questions("single_hop", "all", questions_dir=tmp_path, limit=2) == questions[:2]
     with pytest.raises(ValueError, match="chunk_size"):
         cuad_questions("single_hop", "train", questions_dir=tmp_path, chunk_size=500)
+
+
+def test_an_unknown_question_set_is_named():
+    import pytest
+
+    from agenttune.benchmarks.cuad.dataset import cuad_questions
+
+    with pytest.raises(ValueError, match="unknown question set 'three_hop'"):
+        cuad_questions("three_hop")

@@ -1,3 +1,5 @@
+import pytest
+
 from agenttune.benchmarks.cuad.categories import DATE_CATEGORIES, QUESTIONS
 from agenttune.benchmarks.cuad.corpus import select_doc_ids
 from agenttune.benchmarks.cuad.questions import build_single_hop_questions
@@ -42,3 +44,16 @@ def test_corpus_subset_keeps_required_docs_and_is_deterministic():
     assert first == select_doc_ids(ids, max_docs=10, required=["d42", "d7"], seed=3)
     assert first != select_doc_ids(ids, max_docs=10, required=["d42", "d7"], seed=4)
     assert len(select_doc_ids(ids, max_docs=1, required=["d1", "d2"])) == 2
+
+
+def test_title_only_questions_drop_the_parties_but_keep_ids_and_splits(contracts):
+    both = build_single_hop_questions(contracts, seed=2)
+    title = build_single_hop_questions(contracts, seed=2, style="title")
+    assert [(q.id, q.split, q.answer) for q in both] == [(q.id, q.split, q.answer) for q in title]
+    for q in title:
+        contract = next(c for c in contracts if c.doc_id == q.doc_ids[0])
+        assert q.meta["contract"] in q.question
+        if q.category not in ("Document Name", "Parties") and contract.party_names:
+            assert q.meta["contract"] == f"the {contract.title}" and " between " not in q.question
+    with pytest.raises(ValueError, match="unknown question style 'parties'"):
+        build_single_hop_questions(contracts[:1], style="parties")
