@@ -44,6 +44,12 @@ HEAL = [
 ]
 
 
+def heal(*changes: str) -> list[str]:
+    """HEAL with each ``key=value`` of ``changes`` replacing the option of that key (or added)."""
+    keys = {change.split("=")[0] for change in changes}
+    return [option for option in HEAL if option.split("=")[0] not in keys] + list(changes)
+
+
 @pytest.mark.parametrize(
     ("overrides", "reason"),
     [
@@ -53,7 +59,7 @@ HEAL = [
     ],
 )
 def test_the_gate_refuses_an_untrustworthy_heldout_set(run_pipeline, overrides, reason):
-    run_dir, summary = run_pipeline([*HEAL, *overrides])
+    run_dir, summary = run_pipeline(heal(*overrides))
     assert summary["status"] == "completed", summary.get("error")
     metrics = summary["metrics"]
     assert metrics["self_heal/outcome"] == "refused" and reason in metrics["gate/reasons"]
@@ -62,7 +68,7 @@ def test_the_gate_refuses_an_untrustworthy_heldout_set(run_pipeline, overrides, 
 
 
 def test_too_few_failures_do_not_trigger_retraining(run_pipeline):
-    _, summary = run_pipeline([*HEAL, "self_heal.min_failures=3"])
+    _, summary = run_pipeline(heal("self_heal.min_failures=3"))
     assert summary["metrics"]["self_heal/outcome"].startswith("not triggered: 2 failed tasks")
 
 
@@ -82,9 +88,12 @@ def test_a_round_heals_from_oracle_corrections_and_reports_the_gate(run_pipeline
 
 
 def test_a_preference_algorithm_trains_on_divergence_point_pairs(run_pipeline):
-    dpo = [option.replace("algorithm=sft", "algorithm=dpo") for option in HEAL]
-    overrides = [*dpo, "self_heal.gate.min_success_gain=-1", "self_heal.gate.require_approval=true"]
-    _, summary = run_pipeline(overrides)
+    overrides = [
+        "algorithm=dpo",
+        "self_heal.gate.min_success_gain=-1",
+        "self_heal.gate.require_approval=true",
+    ]
+    _, summary = run_pipeline(heal(*overrides))
     assert summary["status"] == "completed", summary.get("error")
     assert (
         summary["metrics"]["self_heal/divergence_pairs"] == 2
