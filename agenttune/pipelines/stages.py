@@ -29,6 +29,7 @@ from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
 from agenttune.pipelines.common import episode_rollouts, train_policy, typed
 from agenttune.pipelines.log_datasets import training_data
+from agenttune.progress import progress
 from agenttune.selfevolve.build import build_toolgraph
 from agenttune.selfevolve.controller import ToolGraphController, toolgraph_config
 from agenttune.tracking.intervals import paired_deltas, paired_differences, task_means, with_intervals
@@ -84,18 +85,23 @@ def episodes(
     **options: Any,
 ) -> list[EventLog]:
     """:func:`play` the tasks (``options`` go to it), each episode appended to ``eventlogs/<name>.jsonl`` (and
-    fsynced) the moment it ends. With ``controllers`` (domain -> its ToolGraph controller) each domain's tasks run
-    inside its controller."""
-    with run.episode_log(name) as writer:
+    fsynced) the moment it ends, counted on a progress bar (:mod:`agenttune.progress`). With ``controllers``
+    (domain -> its ToolGraph controller) each domain's tasks run inside its controller."""
+    with run.episode_log(name) as log_writer, progress(total=len(tasks), desc=name, unit="episode") as bar:
+
+        def writer(log: EventLog) -> None:
+            log_writer.write(log)
+            bar.update()
+
         if controllers is None:
-            return play(cfg, benchmark, agent, tasks, writer=writer.write, **options)
+            return play(cfg, benchmark, agent, tasks, writer=writer, **options)
         by_domain: dict[str, list[Any]] = {}
         for task in tasks:
             by_domain.setdefault(benchmark.domain_of(task), []).append(task)
         return [
             log
             for domain, group in by_domain.items()
-            for log in play(cfg, benchmark, agent, group, controllers[domain], writer=writer.write, **options)
+            for log in play(cfg, benchmark, agent, group, controllers[domain], writer=writer, **options)
         ]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agenttune.progress import progress_enabled
 from agenttune.rag.chunking import Chunk
 from agenttune.rag.embeddings import RAG_EXTRA_HINT
 from agenttune.rag.retriever import CachedRetriever, Hit
@@ -61,7 +62,8 @@ class Bm25sRetriever(CachedRetriever):
     def _build_index(self, chunks: Sequence[Chunk], index_dir: Path) -> None:
         bm25s = _bm25s()
         model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-        model.index(self._tokenize([c.index_text for c in chunks], show_progress=True), show_progress=True)
+        shown = progress_enabled()  # bm25s draws its own bars
+        model.index(self._tokenize([c.index_text for c in chunks], show_progress=shown), show_progress=shown)
         model.save(str(index_dir / "bm25s"), show_progress=False)
         with (index_dir / "chunks.jsonl").open("w", encoding="utf-8") as f:
             for c in chunks:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from agenttune.progress import progress
 from agenttune.rag.chunking import Chunk
 from agenttune.rag.embedding_cache import EmbeddingCache
 from agenttune.rag.embeddings import DEFAULT_MODEL, RAG_EXTRA_HINT, load_embedder
@@ -83,7 +83,9 @@ class ChromaRetriever(CachedRetriever):
             COLLECTION, embedding_function=None, metadata={"hnsw:space": "cosine"}
         )
         step = 4096  # below Chroma's largest batch
-        for i in tqdm(range(0, len(chunks), step), desc=f"chroma index ({len(chunks)} chunks)", unit="batch"):
+        for i in progress(
+            range(0, len(chunks), step), desc=f"chroma index ({len(chunks)} chunks)", unit="batch"
+        ):
             batch = chunks[i : i + step]
             collection.add(
                 ids=[c.id for c in batch],

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
+
+from agenttune.progress import progress as progress_bar
 
 Encoder = Callable[[list[str]], np.ndarray]
 
@@ -69,8 +70,8 @@ class EmbeddingCache:
             {k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items(),
             key=lambda kt: -len(kt[1]),
         )
-        with tqdm(
-            total=len(todo), desc=f"embeddings ({len(found)} cached)", unit="chunk", disable=not progress
+        with progress_bar(
+            total=len(todo), desc=f"embeddings ({len(found)} cached)", unit="chunk", enabled=progress
         ) as bar:
             for i in range(0, len(todo), batch_size):
                 batch = todo[i : i + batch_size]

@@ -12,8 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from tqdm.auto import tqdm
-
+from agenttune.progress import progress
 from agenttune.rag.chunking import Chunk
 from agenttune.rag.retriever import CachedRetriever, Hit
 
@@ -65,7 +64,7 @@ class SqliteFtsRetriever(CachedRetriever):
                 f"end_char UNINDEXED, text UNINDEXED, body, tokenize = '{self.tokenizer}')"
             )
             rows = [(c.id, c.doc_id, c.start, c.end, c.text, c.index_text) for c in chunks]
-            for i in tqdm(range(0, len(rows), self.batch_size), desc="sqlite_fts index", unit="batch"):
+            for i in progress(range(0, len(rows), self.batch_size), desc="sqlite_fts index", unit="batch"):
                 db.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)", rows[i : i + self.batch_size])
         db.close()
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from tqdm import tqdm
-
 from agenttune.agents import ReAct, run_episodes
 from agenttune.engines.base import Engine
 from agenttune.events.schema import Event, EventKind, EventLog, RewardPayload, replace
+from agenttune.progress import progress as progress_bar
 
 if TYPE_CHECKING:
     from tau2.data_model.tasks import Task
@@ -45,12 +44,18 @@ def run_tasks(
         return []
     strategy = ReAct(max_turns=harnesses[0].max_steps)
     recorded = lambda log, harness: record(log, harness, domain, agent_name)  # noqa: E731
-    options = {"source": f"tau2_{domain}", "record": recorded, "writer": writer}
-    if isinstance(engine, Engine):
-        return run_episodes(engine, harnesses, strategy, task_list, **options)
-    pairs = list(zip(task_list, harnesses, strict=True))
-    iterator = tqdm(pairs, desc=f"tau2 {domain}") if progress else pairs
-    return [run_episodes(engine(t), [h], strategy, [t], **options)[0] for t, h in iterator]
+    with progress_bar(total=len(task_list), desc=f"tau2 {domain}", unit="episode", enabled=progress) as bar:
+
+        def write(log: EventLog) -> None:
+            if writer is not None:
+                writer(log)
+            bar.update()
+
+        options = {"source": f"tau2_{domain}", "record": recorded, "writer": write}
+        if isinstance(engine, Engine):
+            return run_episodes(engine, harnesses, strategy, task_list, **options)
+        pairs = zip(task_list, harnesses, strict=True)
+        return [run_episodes(engine(t), [h], strategy, [t], **options)[0] for t, h in pairs]
 
 
 def record(log: EventLog, harness: Any, domain: str, agent_name: str) -> EventLog:

@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 
-from tqdm.auto import tqdm
-
+from agenttune.progress import progress
 from agenttune.rag.questions import QuestionRecord, counts, write_jsonl, write_manifest
 from agenttune.rag.splits import assign_splits, shared_gold
 from agenttune.rag.synthesis.checks import ClosedBook, has_unique_answer, needs_retrieval, unnecessary_hops
@@ -128,7 +127,7 @@ def synthesize(
     write_manifest(stage, "paths", total=len(paths), by_relations=dict(by_template))
 
     generated = []
-    for p in tqdm(paths, desc="generate questions", unit="path"):
+    for p in progress(paths, desc="generate questions", unit="path"):
         if (q := generator(p, graph)) is not None:
             generated.append((p, _record(p, graph, q.question, q.answer, q.answer_aliases, q.template)))
     write_jsonl([r for _, r in generated], out_dir / "02_generated" / "questions.jsonl")
