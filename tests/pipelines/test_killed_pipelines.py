@@ -76,7 +76,9 @@ def run_until_stalled(tmp_path: Path, stall_at: int, overrides: list[str]) -> Pa
     return run_dir
 
 
-SLOW = {"distill", "rl"}  # these load and train the tiny model before they stall
+# Each case is a train.py job (about 8 s of CPU for evaluate here); the default run keeps evaluate, whose
+# writer path (stages.episodes) distill, self_evolve and tau2 share.
+SLOW = {"distill", "rl", "self_evolve"}
 
 
 @pytest.mark.parametrize(
