@@ -100,7 +100,7 @@ def episodes(
     snippet_chars: int,
     tokenizer,
 ) -> dict[str, float]:
-    """The teacher's episodes: union gold-span hit, calls, answer F1 and tokens per episode (means)."""
+    """The teacher's episodes, ``k`` hits a search: union gold-span hit, calls, answer F1 and tokens per episode."""
 
     def harness() -> SearchCorpusHarness:
         return SearchCorpusHarness(
@@ -124,7 +124,7 @@ def episodes(
             )
         )
     return {
-        f"span_hit@{k}": mean(r[0] for r in rows),
+        "span_hit": mean(r[0] for r in rows),
         "calls_per_question": mean(r[1] for r in rows),
         "answer_f1": mean(r[2] for r in rows),
         "tokens_per_episode": mean(r[3] for r in rows),
@@ -135,7 +135,7 @@ def episodes(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--backends", nargs="+", default=["sqlite_fts", "bm25s", "chroma", "hybrid"], choices=sorted(BACKENDS)
+        "--backends", nargs="*", default=["sqlite_fts", "bm25s", "chroma", "hybrid"], choices=sorted(BACKENDS)
     )
     parser.add_argument(
         "--dense-model",
@@ -155,6 +155,7 @@ def main() -> None:
     parser.add_argument("--agent", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--agent-backend", default="bm25s", choices=sorted(BACKENDS))
     parser.add_argument("--budgets", type=int, nargs="+", default=[2, 5], help="the teacher's call budgets")
+    parser.add_argument("--agent-top-k", type=int, default=None, help="hits per agent search (default: --k)")
     parser.add_argument("--snippet-chars", type=int, nargs="+", default=[0, 160])
     parser.add_argument("--multi-hop", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--cache-dir", type=Path, default=None, help="default: the project cache")
@@ -250,11 +251,12 @@ def main() -> None:
             f"{tp[f'span_hit@{k}']:.3f} | {t[f'span_hit@{k}']:.3f} | {tp['latency_p50_ms']:.2f} | "
             f"{tp['latency_p95_ms']:.2f} | {build} | {r['index_mb']:.1f} |"
         )
-    lines += ["", f"| snippet chars / question style / policy | span hit@{k} (union) | calls | answer F1 | tokens "
-              "(mean / p95) |", "|" + " --- |" * 5]  # fmt: skip
+    agent_k = args.agent_top_k or k
+    lines += ["", f"| snippet chars / question style / policy | span hit@{agent_k} (union) | calls | answer F1 | "
+              "tokens (mean / p95) |", "|" + " --- |" * 5]  # fmt: skip
     for name, r in agent.items():
         lines.append(
-            f"| {name} | {r[f'span_hit@{k}']:.3f} | {r['calls_per_question']:.2f} | {r['answer_f1']:.3f} | "
+            f"| {name} | {r['span_hit']:.3f} | {r['calls_per_question']:.2f} | {r['answer_f1']:.3f} | "
             f"{r['tokens_per_episode']:.0f} / {r['tokens_p95']:.0f} |"
         )
     table = "\n".join(lines)
@@ -269,6 +271,7 @@ def main() -> None:
             **chunking,
             "seed": args.seed,
             "agent_backend": args.agent_backend,
+            "agent_top_k": args.agent_top_k or k,
             "dense_model": args.dense_model,
             "hardware": f"{platform.machine()}, {os.cpu_count()} CPU cores, no GPU",
             "load_average_during": load,
