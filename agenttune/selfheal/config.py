@@ -13,6 +13,9 @@ class GateConfig:
     min_success_gain: float = 0.0  # candidate success - current success must exceed this
     max_loop_rate_increase: float = 0.0  # candidate loop rate - current must not exceed this
     max_argument_accuracy_drop: float = 0.0  # current tool-argument accuracy - candidate must not exceed this
+    # a held-out case whose gold the oracle contradicts: refuse (the whole set) | drop (the case; the minimum still
+    # applies to what is left; for a benchmark whose oracle is a heuristic teacher, such as CUAD's)
+    contradicted: str = "refuse"
     require_approval: bool = False  # write approvals/pending.json for a person instead of deploying
     rollback_tolerance: float = 0.0  # a post-deployment success drop beyond this rolls back
 

@@ -102,9 +102,16 @@ class Healer:
         heldout = list(self.benchmark.tasks("eval", s.heldout))
         heldout_ids = [task_id(t, i) for i, t in enumerate(heldout)]
         oracle_logs, _ = scored_episodes(self.cfg, self.benchmark, self._scripted("oracle"), heldout)
+        write_jsonl(oracle_logs, Path(self.run.eventlog_dir) / name / "heldout_oracle.jsonl")
         oracle_failed = [
             log.task_id for log in oracle_logs if failure_reasons(log, s.reward, s.reward_threshold)
         ]
+        if s.gate.contradicted == "drop":
+            kept = [(i, t) for i, t in zip(heldout_ids, heldout, strict=True) if i not in oracle_failed]
+            heldout_ids, heldout = [i for i, _ in kept], [t for _, t in kept]
+            summary["gate/dropped_contradicted"], oracle_failed = len(oracle_failed), []
+        elif s.gate.contradicted != "refuse":
+            raise ValueError(f"self_heal.gate.contradicted={s.gate.contradicted!r}; choose refuse or drop")
         problems = heldout_problems(heldout_ids, failed, oracle_failed, s.gate)
         summary["gate/heldout"] = len(heldout_ids)
         if problems:
