@@ -254,3 +254,15 @@ def test_retrieval_choice_is_read_where_banking_is_run(overrides, tmp_path):
     from tests.conftest import compose_config
 
     check_fit(compose_config(overrides, tmp_path), overrides)  # raises when retrieval= would be ignored
+
+
+def test_unlocks_and_reads_leave_the_db_hash_writes_change_it():
+    env = make_environment(DOMAIN)
+    pristine = env.get_db_hash()
+    env.tools.unlock_discoverable_agent_tool("get_all_user_accounts_by_user_id_3847")
+    env.tools.call_discoverable_agent_tool("get_all_user_accounts_by_user_id_3847", '{"user_id": "123"}')
+    assert env.get_db_hash() == pristine
+    env.tools.unlock_discoverable_agent_tool("open_bank_account_4821")
+    args = '{"user_id": "123", "account_type": "savings", "account_class": "Silver Plus Saver Account"}'
+    assert "opened" in env.tools.call_discoverable_agent_tool("open_bank_account_4821", args)
+    assert env.get_db_hash() != pristine
