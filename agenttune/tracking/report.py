@@ -26,11 +26,13 @@ import html
 import json
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from agenttune.progress import progress
 from agenttune.tracking.seeds import has_seed_groups, merge_seeds, seed_groups
 
 log = logging.getLogger(__name__)
@@ -140,9 +142,10 @@ def load_jobs(sweep_dir: str | Path) -> list[JobRow]:
     """One row per job folder that has a summary.json, ordered by job number."""
     rows = []
     folders = [p for p in Path(sweep_dir).iterdir() if (p / "summary.json").exists()]
-    for folder in sorted(
+    ordered = sorted(
         folders, key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name)
-    ):
+    )
+    for folder in progress(ordered, desc="report: jobs", unit="job"):
         summary = json.loads((folder / "summary.json").read_text())
         overrides_file = folder / ".hydra" / "overrides.yaml"
         overrides = (
@@ -181,6 +184,13 @@ def shared_overrides(rows: list[JobRow]) -> dict[str, str]:
     return {
         key: value for key, value in first.items() if all(row.overrides.get(key) == value for row in rows)
     }
+
+
+def numeric_swept_keys(rows: list[JobRow]) -> list[str]:
+    """Swept override keys whose value is a number in every job (what plots and the W&B report put on an axis)."""
+    return [
+        key for key in swept_keys(rows) if all(_as_float(row.overrides.get(key)) is not None for row in rows)
+    ]
 
 
 def job_name(row: JobRow, keys: list[str]) -> str:
@@ -233,6 +243,20 @@ def _error_bars(rows: list[JobRow], metric: str) -> list[list[float]]:
     return [below, above]
 
 
+def _series(
+    rows: list[JobRow], key: str, others: list[str], metric: str
+) -> dict[str, list[tuple[float, JobRow]]]:
+    """The points (value of ``key``, row) of each line of a plot against ``key``: one line per combination of the
+    ``others`` swept keys' values (labelled ``other=value, ...``), each sorted by ``key``; rows without ``metric``
+    left out."""
+    series: dict[str, list[tuple[float, JobRow]]] = {}
+    for row in rows:
+        if is_number(row.value(metric)):
+            label = ", ".join(f"{other}={row.overrides.get(other, '')}" for other in others)
+            series.setdefault(label, []).append((_as_float(row.overrides[key]), row))
+    return {label: sorted(points, key=lambda point: point[0]) for label, points in sorted(series.items())}
+
+
 def make_plots(
     rows: list[JobRow],
     out_dir: Path,
@@ -256,23 +280,25 @@ def make_plots(
         plt.close(fig)
         paths.append(path)
 
-    keys = [
-        key for key in swept_keys(rows) if all(_as_float(row.overrides.get(key)) is not None for row in rows)
-    ]
+    keys = numeric_swept_keys(rows)
     for key in keys:
+        others = [other for other in swept_keys(rows) if other != key]
         for metric in metrics or numeric_metrics(rows):
-            points = sorted(
-                ((_as_float(row.overrides[key]), row) for row in rows if is_number(row.value(metric))),
-                key=lambda point: point[0],
-            )
-            if len(points) < 2 or len(paths) >= max_plots:
+            series = _series(rows, key, others, metric)
+            if max((len(points) for points in series.values()), default=0) < 2 or len(paths) >= max_plots:
                 continue
-            xs, ordered = [p[0] for p in points], [p[1] for p in points]
-            fig, axis = plt.subplots(figsize=(4.5, 3.2))
-            values = [row.value(metric) for row in ordered]
-            axis.errorbar(xs, values, yerr=_error_bars(ordered, metric), marker="o", capsize=3)
+            fig, axis = plt.subplots(figsize=(5.2, 3.4))
+            for label, points in series.items():
+                xs, ordered = [x for x, _ in points], [row for _, row in points]
+                values = [row.value(metric) for row in ordered]
+                yerr = _error_bars(ordered, metric)
+                axis.errorbar(xs, values, yerr=yerr, marker="o", capsize=3, label=label or None)
+            xs = [x for points in series.values() for x, _ in points]
             axis.set_xlabel(key)
             axis.set_ylabel(metric)
+            axis.set_title(f"{metric} against {key}", fontsize=9)
+            if others:
+                axis.legend(title=", ".join(others), fontsize=7, title_fontsize=7)
             if all(x > 0 for x in xs) and max(xs) / min(xs) >= 10:
                 axis.set_xscale("log")
             save(fig, f"{key}_{metric}")
@@ -320,9 +346,17 @@ def constant_metrics(rows: list[JobRow], metrics: list[str]) -> dict[str, str]:
     return {metric: next(iter(values)) for metric, values in cells.items() if len(values) == 1}
 
 
+def varying_metrics(rows: list[JobRow], metrics: list[str]) -> list[str]:
+    """``metrics`` that differ between rows (those plotted; the constant ones are listed once under the table)."""
+    constant = constant_metrics(rows, metrics)
+    return [metric for metric in metrics if metric not in constant]
+
+
 def table(rows: list[JobRow], metrics: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and cells: the job folder, the overrides that name it, its status and ``metrics``."""
     keys = swept_keys(rows) if len(rows) > 1 else sorted(rows[0].overrides)
+    if is_tau2(rows):  # beta, lr and steps have columns of their own: each swept value is shown once
+        keys = [key for key in keys if key not in TAU2_PARAMS.values()]
     header = ["job", "overrides", "status", *metrics]
     body = [[row.job, job_name(row, keys), row.status, *(cell(row, m) for m in metrics)] for row in rows]
     if is_tau2(rows):
@@ -354,17 +388,68 @@ def _markdown(title: str, header: list[str], body: list[list[str]], notes: list[
     return [*lines, "", *notes, ""] if notes else [*lines, ""]
 
 
-def _html(title: str, header: list[str], body: list[list[str]], notes: list[str]) -> str:
-    cells = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
+def _breakable(text: str) -> str:
+    """``text`` escaped, with line-break opportunities after each ``/`` and ``,`` (long metric names wrap)."""
+    return html.escape(text).replace("/", "/<wbr>").replace(",", ",<wbr>")
+
+
+def _html(
+    title: str,
+    header: list[str],
+    body: list[list[str]],
+    notes: list[str],
+    highlighted: set[int] = frozenset(),
+) -> str:
+    cells = "".join(f"<th>{_breakable(h)}</th>" for h in header)
+    trs = "".join(
+        ("<tr class='selected'>" if index in highlighted else "<tr>")
+        + "".join(f"<td>{_breakable(c)}</td>" for c in row)
+        + "</tr>"
+        for index, row in enumerate(body)
+    )
     paragraphs = "".join(f"<p>{html.escape(note)}</p>" for note in notes)
-    return f"<h1>{html.escape(title)}</h1><table><tr>{cells}</tr>{trs}</table>{paragraphs}"
+    return f"<h2>{html.escape(title)}</h2><div class='scroll'><table><tr>{cells}</tr>{trs}</table></div>{paragraphs}"
 
 
-def write_report(sweep_dir: str | Path, metrics: list[str] | None = None, seed: int = 0) -> tuple[Path, Path]:
-    """Write report.md and report.html (with plots) into ``sweep_dir``; returns their paths. A requested metric no
-    job has is named in the report and in a warning. ``seed`` seeds the bootstrap over seeds and tasks."""
-    sweep_dir = Path(sweep_dir)
+def provenance(sweep_dir: Path, rows: list[JobRow]) -> dict[str, str]:
+    """What the report is of: experiment (and sweep), the sweep folder, git commit, date and hardware, from the
+    first job's summary.json (the jobs of one sweep share them)."""
+    summary = json.loads((sweep_dir / rows[0].job / "summary.json").read_text())
+    hardware = summary.get("hardware") or {}
+    machine = ", ".join(
+        str(part)
+        for part in (hardware.get("device"), f"{hardware.get('cpu_count')} CPUs", hardware.get("platform"))
+    )
+    experiment = summary.get("experiment") or summary.get("task_name") or "?"
+    if summary.get("sweep"):
+        experiment += f" (+sweep={summary['sweep']})"
+    modified = max((sweep_dir / row.job / "summary.json").stat().st_mtime for row in rows)
+    return {
+        "experiment": experiment,
+        "sweep folder": str(sweep_dir.resolve()),
+        "commit": str(summary.get("git_commit", "?"))[:12],
+        "date": datetime.fromtimestamp(modified, tz=UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "hardware": machine if hardware else "?",
+        "jobs": str(len(rows)),
+    }
+
+
+STYLE = (
+    "body{font:14px/1.4 system-ui,sans-serif;margin:16px;max-width:1368px}"
+    "header dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px;margin:0 0 12px}"
+    "header dt{font-weight:600}header dd{margin:0;overflow-wrap:anywhere}"
+    ".scroll{overflow-x:auto}table{border-collapse:collapse;font-size:12px}"
+    "td,th{border:1px solid #999;padding:3px 6px;vertical-align:top;max-width:16em}"
+    "th{background:#eee;text-align:left}tr.selected td{background:#fff3b0;font-weight:600}"
+    ".plots{display:flex;flex-wrap:wrap;gap:8px}.plots img{max-width:100%}"
+)
+
+
+def collect(
+    sweep_dir: str | Path, metrics: list[str] | None = None
+) -> tuple[list[JobRow], list[str], list[str]]:
+    """The rows of a sweep, the metrics to report (the requested ones some job has, else every numeric one; a tau2
+    sweep's own) and a note for each requested metric no job has: what report.md/html and the W&B report show."""
     rows = load_jobs(sweep_dir)
     missing: list[str] = []
     if metrics:
@@ -373,19 +458,42 @@ def write_report(sweep_dir: str | Path, metrics: list[str] | None = None, seed: 
             log.warning("metric %s", note)
     else:
         metrics = tau2_metrics(rows) if is_tau2(rows) else numeric_metrics(rows)
+    return rows, metrics, missing
+
+
+def write_report(
+    sweep_dir: str | Path,
+    metrics: list[str] | None = None,
+    seed: int = 0,
+    collected: tuple[list[JobRow], list[str], list[str]] | None = None,
+) -> tuple[Path, Path]:
+    """Write report.md and report.html (with plots) into ``sweep_dir``; returns their paths. A requested metric no
+    job has is named in the report and in a warning. ``seed`` seeds the bootstrap over seeds and tasks. The page
+    opens with what it is of (:func:`provenance`); the selected configuration of a tau2 sweep is highlighted.
+    ``collected``: what :func:`collect` returned, when the caller has it (the W&B report reads the same rows)."""
+    sweep_dir = Path(sweep_dir)
+    rows, metrics, missing = collected or collect(sweep_dir, metrics)
     sections = [(f"Report: {sweep_dir.name}", rows)]
     if has_seed_groups(rows):
         grouped = [merge_seeds(group, metrics, seed) for group in seed_groups(rows)]
         sections = [(f"Report: {sweep_dir.name}, across seeds", grouped), ("Jobs", rows)]
+    about = provenance(sweep_dir, rows)
     md_lines: list[str] = []
-    html_parts: list[str] = []
+    html_parts: list[str] = [
+        "<header><h1>" + html.escape(f"Report: {sweep_dir.name}") + "</h1><dl>"
+        + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in about.items())
+        + "</dl></header>"
+    ]  # fmt: skip
+    selected = selected_job(rows) if is_tau2(rows) else None
     for index, (title, section_rows) in enumerate(sections):
         header, body, notes = section(section_rows, metrics)
         notes = [*notes, *(f"Not found: {note}" for note in missing)] if index == 0 else notes
         md_lines += _markdown(title, header, body, notes)
-        html_parts.append(_html(title, header, body, notes))
-    varying = [m for m in metrics if m not in constant_metrics(sections[0][1], metrics)]
+        highlighted = {i for i, row in enumerate(section_rows) if row.job == selected}
+        html_parts.append(_html(title, header, body, notes, highlighted))
+    varying = varying_metrics(sections[0][1], metrics)
     plots = make_plots(sections[0][1], sweep_dir, metrics=varying) if varying else []
+    md_lines += ["## About", "", *(f"- {name}: {value}" for name, value in about.items()), ""]
     md_lines += [*(f"![{p.stem}]({p.name})" for p in plots), ""]
     md_path = sweep_dir / "report.md"
     md_path.write_text("\n".join(md_lines))
@@ -393,7 +501,6 @@ def write_report(sweep_dir: str | Path, metrics: list[str] | None = None, seed: 
     html_path = sweep_dir / "report.html"
     html_path.write_text(
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(sweep_dir.name)}</title>"
-        "<style>table{border-collapse:collapse}td,th{border:1px solid #999;padding:3px 6px}</style></head>"
-        f"<body>{''.join(html_parts)}{images}</body></html>"
+        f"<style>{STYLE}</style></head><body>{''.join(html_parts)}<div class='plots'>{images}</div></body></html>"
     )
     return md_path, html_path
