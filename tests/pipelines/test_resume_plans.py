@@ -1,10 +1,16 @@
 """resume=true after a completed run does nothing and says so; a larger max_steps continues the earlier run's
-checkpoint; any other change names the keys that differ and starts fresh."""
+checkpoint; any other change names the keys that differ and starts fresh; a run killed after its last checkpoint
+resumes without training past max_steps."""
 
 from __future__ import annotations
 
 import json
 import logging
+import shutil
+
+import pytest
+
+pytestmark = pytest.mark.slow  # six short training jobs
 
 SMOKE = [
     "+experiment=smoke",
@@ -51,3 +57,11 @@ def test_resume_after_completion_a_larger_max_steps_and_a_changed_config(run_pip
     assert changed["metrics"]["train/resumed_from"] is None
     assert changed["metrics"]["train/global_step"] == 2
     assert "differs in algorithm.learning_rate" in caplog.text and "starting fresh" in caplog.text
+
+    # a run killed after its last checkpoint (before its summary): resuming it trains no step past max_steps
+    killed = first_dir.parent / "5"
+    shutil.copytree(first_dir, killed)
+    (killed / "summary.json").unlink()
+    _, after_kill = run_pipeline([*SMOKE, "resume=true"], name="runs/6")
+    assert after_kill["metrics"]["train/resumed_from"] == str(killed / "checkpoints" / "checkpoint-2")
+    assert after_kill["metrics"]["train/global_step"] == 2
