@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from omegaconf import OmegaConf
 
 from agenttune.config import repo_root
 from agenttune.pipelines import run_job
@@ -71,7 +72,11 @@ def test_a_retrieval_backend_is_refused_where_nothing_is_searched():
     ids=lambda overrides: overrides[0],
 )
 def test_every_shipped_experiment_and_sweep_fits(overrides):
-    check_fit(compose_config(overrides), overrides)
+    cfg = compose_config(overrides)
+    if OmegaConf.is_missing(cfg, "pipeline"):  # a sweep over any experiment (seeds): on the smoke experiment
+        overrides = ["+experiment=smoke", *overrides]
+        cfg = compose_config(overrides)
+    check_fit(cfg, overrides)
 
 
 def test_no_job_chosen_says_what_to_run():
