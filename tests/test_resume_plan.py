@@ -1,0 +1,68 @@
+"""What resume=true continues from, worked out from the earlier run folders alone (no training)."""
+
+from __future__ import annotations
+
+import json
+
+from omegaconf import OmegaConf
+
+from agenttune.tracking.resume import plan_resume
+from tests.conftest import compose_config
+
+SMOKE = ["+experiment=smoke", "model=tiny_random", "algorithm=sft", "algorithm.max_steps=2"]
+
+
+def earlier_run(folder, overrides, status=None, steps=(1, 2)):
+    """A run folder as a finished (``status``) or killed (None) run leaves it, with complete checkpoints."""
+    cfg = compose_config([*SMOKE, *overrides], folder)
+    (folder / ".hydra").mkdir(parents=True)
+    OmegaConf.save(
+        OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"]), folder / ".hydra" / "config.yaml"
+    )
+    for step in steps:
+        checkpoint = folder / "checkpoints" / f"checkpoint-{step}"
+        checkpoint.mkdir(parents=True)
+        (checkpoint / "trainer_state.json").write_text(json.dumps({"global_step": step}))
+    if status:
+        (folder / "summary.json").write_text(json.dumps({"status": status}))
+    return folder
+
+
+def plan(tmp_path, overrides):
+    return plan_resume(compose_config([*SMOKE, *overrides, "resume=true"]), tmp_path / "now")
+
+
+def test_a_completed_run_leaves_nothing_to_do(tmp_path):
+    done = earlier_run(tmp_path / "1", [], status="completed")
+    result = plan(tmp_path, [])
+    assert result.completed_run == done and result.checkpoint is None
+    assert result.message == f"{done} already completed this config: nothing to do"
+
+
+def test_a_killed_run_continues_from_its_newest_complete_checkpoint(tmp_path):
+    earlier_run(tmp_path / "1", [], status="completed")
+    killed = earlier_run(tmp_path / "2", [], steps=(1,))
+    assert plan(tmp_path, []).checkpoint == str(killed / "checkpoints" / "checkpoint-1")
+
+
+def test_a_larger_max_steps_continues_and_names_the_key(tmp_path):
+    done = earlier_run(tmp_path / "1", [], status="completed")
+    result = plan(tmp_path, ["algorithm.max_steps=5"])
+    assert result.checkpoint == str(done / "checkpoints" / "checkpoint-2") and result.completed_run is None
+    assert result.message.endswith("with algorithm.max_steps (2 -> 5)")
+
+
+def test_any_other_change_names_the_keys_and_starts_fresh(tmp_path):
+    earlier_run(tmp_path / "1", [], status="completed")
+    newest = earlier_run(tmp_path / "2", ["algorithm.learning_rate=0.5"])
+    for overrides in (
+        ["algorithm.learning_rate=0.001"],
+        ["algorithm.max_steps=1"],
+    ):  # a smaller max_steps too
+        result = plan(tmp_path, overrides)
+        assert result.checkpoint is None and result.completed_run is None
+        assert result.message.startswith(f"the newest earlier run {newest} differs in ")
+        assert result.message.endswith(": starting fresh")
+    assert (
+        "algorithm.learning_rate (0.5 -> 0.001)" in plan(tmp_path, ["algorithm.learning_rate=0.001"]).message
+    )
