@@ -28,13 +28,15 @@ def _bm25s():
 
 
 class Bm25sRetriever(CachedRetriever):
-    """BM25 (Lucene variant by default) over lower-cased word tokens with English stop words removed.
+    """BM25 (Lucene variant by default) over lower-cased word tokens with English stop words removed, stemmed by
+    the Snowball English stemmer (``PyStemmer``) unless ``stem=False``.
 
     Args:
         cache_dir: folder for persistent indexes.
         k: default number of hits.
         k1, b: the BM25 parameters.
         method: the ``bm25s`` scoring variant (``lucene``, ``robertson``, ``atire``, ``bm25l``, ``bm25+``).
+        stem: stem tokens (index and queries alike).
     """
 
     name = "bm25s"
@@ -46,18 +48,28 @@ class Bm25sRetriever(CachedRetriever):
         k1: float = 1.5,
         b: float = 0.75,
         method: str = "lucene",
+        stem: bool = True,
     ) -> None:
         super().__init__(cache_dir=cache_dir, k=k)
-        self.k1, self.b, self.method = k1, b, method
+        self.k1, self.b, self.method, self.stem = k1, b, method, stem
+        self._stemmer = None
         self._model = None
         self._chunks: list[dict] = []
         self._doc_rows: dict[str, np.ndarray] = {}
 
     def params(self) -> dict:
-        return {**super().params(), "k1": self.k1, "b": self.b, "method": self.method}
+        return {**super().params(), "k1": self.k1, "b": self.b, "method": self.method, "stem": self.stem}
 
     def _tokenize(self, texts: list[str], show_progress: bool) -> list[list[str]]:
-        return _bm25s().tokenize(texts, stopwords="en", return_ids=False, show_progress=show_progress)
+        if self.stem and self._stemmer is None:
+            try:
+                import Stemmer
+            except ImportError as err:
+                raise ImportError(f"PyStemmer is needed for bm25s with stem=True: {RAG_EXTRA_HINT}") from err
+            self._stemmer = Stemmer.Stemmer("english")
+        return _bm25s().tokenize(
+            texts, stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=show_progress
+        )
 
     def _build_index(self, chunks: Sequence[Chunk], index_dir: Path) -> None:
         bm25s = _bm25s()
