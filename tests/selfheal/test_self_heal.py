@@ -57,7 +57,10 @@ def heal(*changes: str) -> list[str]:
         (["benchmark.name=toy_sums_overlap"], "are in the retraining data"),
         (["self_heal.gate.min_heldout=8"], "held-out set has 2 cases; the gate needs 8"),
         # dropping the contradicted cases instead leaves too few
-        (["benchmark.name=toy_sums_poisoned", "self_heal.gate.contradicted=drop"], "held-out set has 0 cases"),
+        (
+            ["benchmark.name=toy_sums_poisoned", "self_heal.gate.contradicted=drop"],
+            "held-out set has 0 cases",
+        ),
     ],
 )
 def test_the_gate_refuses_an_untrustworthy_heldout_set(run_pipeline, overrides, reason):
