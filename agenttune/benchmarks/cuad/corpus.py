@@ -19,18 +19,23 @@ from agenttune.rag.chunking import Chunk, chunk_documents
 def select_doc_ids(
     doc_ids: Sequence[str], max_docs: int | None = None, required: Iterable[str] = (), seed: int = 0
 ) -> list[str]:
-    """``required`` ids (in order) then the rest by a seeded hash, cut at ``max_docs`` (None: all).
+    """``required`` ids (in order) then the rest by a seeded hash, cut at ``max_docs``; with ``max_docs=None``
+    every id in corpus order, so the full corpus is one index whatever the questions (its cache is reused).
 
     Required ids are always kept, even past ``max_docs``.
 
     >>> select_doc_ids(["a", "b", "c", "d"], max_docs=2, required=["c"])[0]
     'c'
+    >>> select_doc_ids(["a", "b", "c"], required=["c"])
+    ['a', 'b', 'c']
     """
     known = set(doc_ids)
     must = [d for d in dict.fromkeys(required)]
     unknown = [d for d in must if d not in known]
     if unknown:
         raise KeyError(f"required documents not in the corpus: {unknown[:5]}")
+    if max_docs is None:
+        return list(doc_ids)
     rest = sorted(set(doc_ids) - set(must), key=lambda d: hashlib.sha256(f"{seed}:{d}".encode()).hexdigest())
     limit = len(doc_ids) if max_docs is None else max(max_docs, len(must))
     return (must + rest)[:limit]
