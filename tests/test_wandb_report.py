@@ -6,6 +6,7 @@ each swept value once; rendered in headless Chromium where it is installed)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -166,3 +167,33 @@ def html_unescape(text: str) -> str:
     import html
 
     return html.unescape(text)
+
+
+@pytest.mark.slow
+def test_a_finished_smoke_sweeps_report_filters_on_the_group_its_runs_logged_under(tmp_path):
+    pytest.importorskip("wandb_workspaces", reason="needs wandb-workspaces: pip install -e '.[reports]'")
+    from tests.test_wandb_tracking import wandb_records
+
+    sweep = tmp_path / "sweep"
+    env = {**os.environ, "WANDB_MODE": "offline", "HF_HUB_OFFLINE": "1"}
+    overrides = ["+experiment=smoke", "model=tiny_random", "algorithm=dpo", "algorithm.beta=0.1,0.5"]
+    overrides += ["algorithm.max_steps=1", "logger=wandb", f"hydra.sweep.dir={sweep}"]
+    subprocess.run([sys.executable, "train.py", "-m", *overrides], cwd=ROOT, env=env, check=True, timeout=900)
+    subprocess.run(
+        [sys.executable, "scripts/report.py", str(sweep), "--wandb"], cwd=ROOT, env=env, check=True
+    )
+    spec = json.loads((sweep / "wandb_report.json").read_text())
+    (grid,) = [block for block in spec["spec"]["blocks"] if block["type"] == "panel-grid"]
+    (group_filter,) = grid["metadata"]["runSets"][0]["filters"]["filters"]
+    run_files = sorted(sweep.glob("*/wandb/offline-run-*/run-*.wandb"))
+    assert len(run_files) == 2
+    for run_file in run_files:
+        records = list(wandb_records(run_file))
+        (run,) = [r.run for r in records if r.WhichOneof("record_type") == "run"]
+        assert run.run_group == group_filter["value"]
+        assert [r.artifact.type for r in records if r.WhichOneof("record_type") == "artifact"] == ["eventlog"]
+    titles = [
+        panel["config"].get("chartTitle") for panel in grid["metadata"]["panelBankSectionConfig"]["panels"]
+    ]
+    assert {"train reward", "train loss"} <= set(titles)
+    assert (sweep / "report.html").exists()
