@@ -480,7 +480,7 @@ def write_report(
     about = provenance(sweep_dir, rows)
     md_lines: list[str] = []
     html_parts: list[str] = [
-        "<header><h1>" + html.escape(f"Report: {sweep_dir.name}") + "</h1><dl>"
+        "<header><h1>" + html.escape(f"{about['experiment']}: sweep {sweep_dir.name}") + "</h1><dl>"
         + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in about.items())
         + "</dl></header>"
     ]  # fmt: skip
