@@ -22,7 +22,7 @@ def test_multirun_writes_a_folder_per_job_and_a_report(tmp_path):
         "-m",
         "+experiment=smoke",
         "model=tiny_random",
-        "algorithm.learning_rate=1e-5,2e-5",
+        "algorithm.learning_rate=1e-5,1e-3",  # far enough apart to change the final loss
         "benchmark.num_train=1",
         "benchmark.max_prompt_turns=1",
         f"hydra.sweep.dir={sweep_dir}",
@@ -37,7 +37,7 @@ def test_multirun_writes_a_folder_per_job_and_a_report(tmp_path):
         [sys.executable, "scripts/report.py", str(sweep_dir)], cwd=repo_root(), check=True, timeout=120
     )
     report = (sweep_dir / "report.md").read_text()
-    assert "learning_rate=1e-05" in report and "learning_rate=2e-05" in report  # Hydra normalises them
+    assert "learning_rate=1e-05" in report and "learning_rate=0.001" in report  # Hydra normalises them
     assert list(sweep_dir.glob("plot_algorithm.learning_rate_*.png")), (
         "a metric plotted against the swept value"
     )
