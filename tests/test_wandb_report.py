@@ -5,6 +5,7 @@ each swept value once; rendered in headless Chromium where it is installed)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -98,11 +99,9 @@ def test_without_wandb_workspaces_the_report_stops_with_one_line_before_writing(
     sweep = write_sweep(tmp_path / "sweep")
     monkeypatch.setitem(sys.modules, "wandb_workspaces.reports.v2", None)  # import fails as if not installed
     monkeypatch.setattr(sys, "argv", ["report.py", str(sweep), "--wandb"])
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import report as report_script
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
+    spec = importlib.util.spec_from_file_location("report_script", ROOT / "scripts" / "report.py")
+    report_script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report_script)
     with pytest.raises(SystemExit) as stopped:
         report_script.main()
     message = str(stopped.value)
