@@ -18,7 +18,7 @@ ENV = {**os.environ, "WANDB_MODE": "offline", "HF_HUB_OFFLINE": "1"}
 # dpo_grid_smoke cut to two jobs (two betas) of one DPO step each
 SMALL_GRID = [
     "+sweep=dpo_grid_smoke",
-    "hydra.sweeper.params.algorithm.learning_rate=5e-6",
+    "algorithm.learning_rate=5e-6",  # on the command line it replaces the sweep's two values
     "algorithm.max_steps=1",
     "benchmark.num_train=2",
 ]
@@ -44,7 +44,7 @@ def test_the_ray_launcher_gives_the_basic_launchers_summaries_and_report(tmp_pat
     )
     pytest.importorskip("tau2")
     basic = sweep(tmp_path / "basic")
-    on_ray = sweep(tmp_path / "ray", "hydra/launcher=ray", "hydra.launcher.ray.init.num_cpus=2")
+    on_ray = sweep(tmp_path / "ray", "hydra/launcher=ray", "+hydra.launcher.ray.init.num_cpus=2")
     assert len(basic) == 2 and basic.keys() == on_ray.keys()
     for overrides, metrics in basic.items():
         assert on_ray[overrides].keys() == metrics.keys()
