@@ -44,8 +44,8 @@ CATALOG = DocumentCatalog(
 
 
 class Contracts:
-    """A retriever over two contracts: the whole corpus shows ``corpus_text`` from "other"; a search scoped to
-    "supply" shows the supply contract. Records every (query, doc_id) it was asked."""
+    """A retriever over three contracts: the whole corpus shows ``corpus_text`` from "third" (not a supply
+    agreement); a search scoped to "supply" shows the supply contract. Records every (query, doc_id) it was asked."""
 
     def __init__(self, corpus_text: str = "Rent is due.") -> None:
         self.corpus_text, self.asked = corpus_text, []
@@ -56,7 +56,7 @@ class Contracts:
             return [Hit("supply#3", "supply", 1.0, CONTRACT, 1024, 1024 + len(CONTRACT))]
         if doc_id is None and self.corpus_text == CONTRACT:
             return [Hit("supply#3", "supply", 1.0, CONTRACT, 1024, 1024 + len(CONTRACT))]
-        return [Hit("other#0", "other", 1.0, self.corpus_text, 0, len(self.corpus_text))]
+        return [Hit("third#0", "third", 1.0, self.corpus_text, 0, len(self.corpus_text))]
 
 
 def teacher_episode(tokenizer, question: QuestionRecord, retriever, styles=("question",), max_steps=6):
@@ -93,7 +93,7 @@ def test_on_a_miss_it_finds_the_contract_then_searches_inside_it(tokenizer):
 
 
 def test_it_reformulates_in_the_contract_then_tries_the_next_and_respects_its_budget(tokenizer):
-    elsewhere = replace(QUESTION, gold_spans=[["third", 0, 10]])
+    elsewhere = replace(QUESTION, gold_spans=[["fourth", 0, 10]])
     retriever = Contracts()
     log = teacher_episode(tokenizer, elsewhere, retriever, max_steps=6)
     calls = [(e.payload.name, e.payload.arguments) for e in log.events if e.kind == EventKind.TOOL_CALL]
@@ -103,6 +103,19 @@ def test_it_reformulates_in_the_contract_then_tries_the_next_and_respects_its_bu
     short = teacher_episode(tokenizer, elsewhere, Contracts(), max_steps=3)
     calls = [(e.payload.name, e.payload.arguments) for e in short.events if e.kind == EventKind.TOOL_CALL]
     assert calls[1] == ("search", {"query": "Supply Agreement between Acme and Beta governing law"})
+
+
+def test_contracts_the_first_search_showed_are_searched_first(tokenizer):
+    class ShowsOther(Contracts):
+        def search(self, query, k, doc_id=None):
+            if doc_id is None:
+                self.asked.append((query, doc_id))
+                return [Hit("other#0", "other", 1.0, "Rent is due.", 0, 12)]
+            return super().search(query, k, doc_id)
+
+    log = teacher_episode(tokenizer, QUESTION, ShowsOther())
+    calls = [e.payload.arguments for e in log.events if e.kind == EventKind.TOOL_CALL]
+    assert calls[2]["doc_id"] == "other" and calls[4]["doc_id"] == "supply"
 
 
 def test_keyword_queries_drop_stopwords(tokenizer):
@@ -122,7 +135,7 @@ def test_query_styles_vary_across_questions():
 
 
 def test_checks_reject_unanswered_and_wrong_answers(tokenizer):
-    nowhere = replace(QUESTION, gold_spans=[["third", 0, 10]], answer="Utah", answer_aliases=[])
+    nowhere = replace(QUESTION, gold_spans=[["fourth", 0, 10]], answer="Utah", answer_aliases=[])
     log = teacher_episode(tokenizer, nowhere, Contracts(), max_steps=2)
     assert check_trajectory(log, nowhere) == "schema"  # nothing matched: "I could not find it."
     elsewhere = replace(QUESTION, answer="Delaware courts have exclusive jurisdiction")
