@@ -123,10 +123,10 @@ class Healer:
             return summary | {"self_heal/outcome": "no correction passed its checks"}
         model, tokenizer = self.load_policy()
         current_logs, _ = scored_episodes(self.cfg, self.benchmark, self.engine(model, tokenizer), heldout)
+        write_jsonl(current_logs, Path(self.run.eventlog_dir) / name / "heldout_current.jsonl")
         candidate_path, pairs = self.retrain(model, tokenizer, corrections, [f.log for f in failures], name)
         summary["self_heal/divergence_pairs"] = pairs
         candidate_logs, _ = scored_episodes(self.cfg, self.benchmark, self.engine(model, tokenizer), heldout)
-        write_jsonl(current_logs, Path(self.run.eventlog_dir) / name / "heldout_current.jsonl")
         write_jsonl(candidate_logs, Path(self.run.eventlog_dir) / name / "heldout_candidate.jsonl")
         verdict = decide(
             policy_numbers(current_logs, s.reward, s.reward_threshold),
