@@ -105,19 +105,6 @@ def test_it_reformulates_in_the_contract_then_tries_the_next_and_respects_its_bu
     assert calls[1] == ("search", {"query": "Supply Agreement between Acme and Beta governing law"})
 
 
-def test_contracts_the_first_search_showed_are_searched_first(tokenizer):
-    class ShowsOther(Contracts):
-        def search(self, query, k, doc_id=None):
-            if doc_id is None:
-                self.asked.append((query, doc_id))
-                return [Hit("other#0", "other", 1.0, "Rent is due.", 0, 12)]
-            return super().search(query, k, doc_id)
-
-    log = teacher_episode(tokenizer, QUESTION, ShowsOther())
-    calls = [e.payload.arguments for e in log.events if e.kind == EventKind.TOOL_CALL]
-    assert calls[2]["doc_id"] == "other" and calls[4]["doc_id"] == "supply"
-
-
 def test_keyword_queries_drop_stopwords(tokenizer):
     retriever = Contracts(CONTRACT)
     teacher_episode(tokenizer, QUESTION, retriever, styles=("keywords",))

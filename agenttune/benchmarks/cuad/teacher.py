@@ -7,7 +7,7 @@ answer with what its searches showed. It searches in steps, as a person would (:
 1. ``search`` the whole collection with the question itself or its content words (one style per question, fixed
    by a hash of its id, so that a student distilled from it has more than one way to search);
 2. when no result shows the clause: ``find_documents`` with the contract's name as the question gives it;
-3. ``search_document`` in the first contract listed (those the first search showed passages of come first), with the question's words less the name, then reformulated
+3. ``search_document`` in the first contract listed, with the question's words less the name, then reformulated
    as the clause category's name; then the next contracts listed, one search each.
 
 With a budget of two calls (or without the document tools) the second call searches the whole corpus again, for
@@ -144,8 +144,6 @@ class RetrievalTeacher:
         found = spans.touches(question.gold_spans, [(d, s, e) for d, s, e, _ in shown])
         names = [t["function"]["name"] for t in tools or []]
         listed = [m.group(1) for r in results if not HIT_HEADER.search(r) for m in LISTED_DOC.finditer(r)]
-        first_search = {doc for doc, *_ in passages(results[:1])}
-        listed.sort(key=lambda doc: doc not in first_search)  # contracts the first search showed come first
         plan = search_plan(question, listed, names, self.query_styles, self.max_calls)
         if not found and len(results) < min(len(plan), self.max_calls):
             name, arguments = plan[len(results)]
