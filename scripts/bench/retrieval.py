@@ -210,7 +210,7 @@ def main() -> None:
                     for b in args.budgets
                 }
                 for name, teacher in runs.items():
-                    key = f"snippet {snippet} | {style} | {name}"
+                    key = f"{snippet} | {style} | {name}"
                     agent[key] = episodes(
                         retriever, catalog, questions[style], teacher, args.k, snippet, tokenizer
                     )
@@ -252,8 +252,8 @@ def main() -> None:
             f"{tp['latency_p95_ms']:.2f} | {build} | {r['index_mb']:.1f} |"
         )
     agent_k = args.agent_top_k or k
-    lines += ["", f"| snippet chars / question style / policy | span hit@{agent_k} (union) | calls | answer F1 | "
-              "tokens (mean / p95) |", "|" + " --- |" * 5]  # fmt: skip
+    lines += ["", f"| snippet chars | question style | policy | span hit@{agent_k} (union) | calls | answer F1 | "
+              "tokens (mean / p95) |", "|" + " --- |" * 7]  # fmt: skip
     for name, r in agent.items():
         lines.append(
             f"| {name} | {r['span_hit']:.3f} | {r['calls_per_question']:.2f} | {r['answer_f1']:.3f} | "
