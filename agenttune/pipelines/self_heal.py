@@ -20,7 +20,6 @@ from functools import partial
 from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
-from agenttune.events.io import write_jsonl
 from agenttune.selfheal.daemon import Daemon
 from agenttune.selfheal.detect import detect_failures, read_episodes
 from agenttune.selfheal.heal import Healer
@@ -62,8 +61,9 @@ def run(cfg: DictConfig, run: RunContext) -> None:
 def observe_current(cfg: DictConfig, run: RunContext, benchmark, healer: Healer):
     """The current policy's episodes on the benchmark's train tasks (``eventlogs/observed.jsonl``)."""
     model, tokenizer = healer.load_policy()
-    logs, _ = scored_episodes(cfg, benchmark, healer.engine(model, tokenizer), list(benchmark.tasks("train")))
-    write_jsonl(logs, run.eventlog_dir / "observed.jsonl")
+    tasks = list(benchmark.tasks("train"))
+    engine = healer.engine(model, tokenizer)
+    logs, _ = scored_episodes(cfg, benchmark, engine, tasks, path=run.eventlog_dir / "observed.jsonl")
     return logs
 
 

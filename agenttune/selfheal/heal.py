@@ -101,8 +101,11 @@ class Healer:
             }
         heldout = list(self.benchmark.tasks("eval", s.heldout))
         heldout_ids = [task_id(t, i) for i, t in enumerate(heldout)]
-        oracle_logs, _ = scored_episodes(self.cfg, self.benchmark, self._scripted("oracle"), heldout)
-        write_jsonl(oracle_logs, Path(self.run.eventlog_dir) / name / "heldout_oracle.jsonl")
+        folder = Path(self.run.eventlog_dir) / name
+        oracle = self._scripted("oracle")
+        oracle_logs, _ = scored_episodes(
+            self.cfg, self.benchmark, oracle, heldout, path=folder / "heldout_oracle.jsonl"
+        )
         oracle_failed = [
             log.task_id for log in oracle_logs if failure_reasons(log, s.reward, s.reward_threshold)
         ]
@@ -122,12 +125,22 @@ class Healer:
         if not corrections:
             return summary | {"self_heal/outcome": "no correction passed its checks"}
         model, tokenizer = self.load_policy()
-        current_logs, _ = scored_episodes(self.cfg, self.benchmark, self.engine(model, tokenizer), heldout)
-        write_jsonl(current_logs, Path(self.run.eventlog_dir) / name / "heldout_current.jsonl")
+        current_logs, _ = scored_episodes(
+            self.cfg,
+            self.benchmark,
+            self.engine(model, tokenizer),
+            heldout,
+            path=folder / "heldout_current.jsonl",
+        )
         candidate_path, pairs = self.retrain(model, tokenizer, corrections, [f.log for f in failures], name)
         summary["self_heal/divergence_pairs"] = pairs
-        candidate_logs, _ = scored_episodes(self.cfg, self.benchmark, self.engine(model, tokenizer), heldout)
-        write_jsonl(candidate_logs, Path(self.run.eventlog_dir) / name / "heldout_candidate.jsonl")
+        candidate_logs, _ = scored_episodes(
+            self.cfg,
+            self.benchmark,
+            self.engine(model, tokenizer),
+            heldout,
+            path=folder / "heldout_candidate.jsonl",
+        )
         verdict = decide(
             policy_numbers(current_logs, s.reward, s.reward_threshold),
             policy_numbers(candidate_logs, s.reward, s.reward_threshold),
@@ -150,9 +163,12 @@ class Healer:
         return lambda task: self.benchmark.teacher(task, None, kind)
 
     def corrections(self, tasks: list[Any], name: str) -> list[EventLog]:
-        """The correcting agent's replays of ``tasks`` that succeed and pass the benchmark's check."""
+        """The correcting agent's replays of ``tasks`` (all in ``replays.jsonl``, each as it ends) that succeed and
+        pass the benchmark's check (``corrections.jsonl``)."""
         s = self.settings
-        logs, _ = scored_episodes(self.cfg, self.benchmark, self._scripted(s.correction), tasks)
+        folder = Path(self.run.eventlog_dir) / name
+        agent = self._scripted(s.correction)
+        logs, _ = scored_episodes(self.cfg, self.benchmark, agent, tasks, path=folder / "replays.jsonl")
         by_id = {task_id(t, i): t for i, t in enumerate(tasks)}
         kept = [
             log
@@ -160,7 +176,7 @@ class Healer:
             if not failure_reasons(log, s.reward, s.reward_threshold)
             and not self.benchmark.check(log, by_id[log.task_id])
         ]
-        write_jsonl(kept, Path(self.run.eventlog_dir) / name / "corrections.jsonl")
+        write_jsonl(kept, folder / "corrections.jsonl")
         return kept
 
     def retrain(self, model, tokenizer, corrections, failed_logs, name: str) -> tuple[Path, int]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
+from agenttune.events.io import EventLogWriter, rewrite_jsonl_tail
 from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.schema import Event, EventLog, ObservationPayload, ToolCallPayload
 from agenttune.events.trajectory import summarize, trajectory_metrics
@@ -94,12 +95,23 @@ class WorkflowContext:
         return logs, scores
 
 
-def scored_episodes(cfg, benchmark, agent, tasks: list[Any], max_turns: int = 0):
+def scored_episodes(cfg, benchmark, agent, tasks: list[Any], max_turns: int = 0, path: Path | None = None):
     """Episodes of ``tasks`` played by ``agent`` (an engine, or task -> scripted engine), scored by the ``reward``
-    group, with the benchmark's per-episode scores (empty mappings for a benchmark without them)."""
+    group, with the benchmark's per-episode scores (empty mappings for a benchmark without them). With ``path``,
+    each episode is appended there (fsynced) the moment it ends, and swapped atomically for its scored version once
+    all are scored, so a kill loses only the episodes in flight."""
     from agenttune.pipelines.stages import play
 
-    logs = benchmark.reward()(play(cfg, benchmark, agent, tasks, max_turns=max_turns or None), tasks)
+    options = {"max_turns": max_turns or None}
+    if path is None:
+        logs = benchmark.reward()(play(cfg, benchmark, agent, tasks, **options), tasks)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        start = path.stat().st_size if path.exists() else 0
+        with EventLogWriter(path) as writer:
+            played = play(cfg, benchmark, agent, tasks, writer=writer.write, **options)
+        logs = benchmark.reward()(played, tasks)
+        rewrite_jsonl_tail(path, start, logs)
     return logs, benchmark.episode_scores(logs, tasks) or [{} for _ in logs]
 
 

@@ -49,6 +49,8 @@ CASES = {
         ["pipeline=self_evolve", "algorithm=dpo", "benchmark.num_train=3"],
         "collect_calc_oracle.jsonl",
     ),
+    # the current policy's episodes on the train tasks, which self-healing reads its failures from
+    "self_heal": (3, ["pipeline=self_heal", "algorithm=sft", "benchmark.num_train=4"], "observed.jsonl"),
 }
 
 
@@ -78,7 +80,7 @@ def run_until_stalled(tmp_path: Path, stall_at: int, overrides: list[str]) -> Pa
 
 # Each case is a train.py job (about 8 s of CPU for evaluate here); the default run keeps evaluate, whose
 # writer path (stages.episodes) distill, self_evolve and tau2 share.
-SLOW = {"distill", "rl", "self_evolve"}
+SLOW = {"distill", "rl", "self_evolve", "self_heal"}
 
 
 @pytest.mark.parametrize(
