@@ -69,7 +69,11 @@ def test_a_ray_address_must_answer(monkeypatch):
         check_ray_address(f"ray://127.0.0.1:{server.getsockname()[1]}")
     for local in (None, "", "local"):
         check_ray_address(local)
-    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")  # the launcher's address defaults to $RAY_ADDRESS
+
+
+def test_the_ray_launchers_address_defaults_to_the_environment(monkeypatch):
+    pytest.importorskip("hydra_plugins.hydra_ray_launcher", reason="needs the scale extra")
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{closed_port()}")
     with pytest.raises(LaunchError, match="unreachable"):
         check_launcher(OmegaConf.create({"_target_": RAY_LAUNCHER, "ray": {"init": {"address": None}}}))
 
