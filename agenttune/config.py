@@ -103,7 +103,9 @@ class HarnessConfig:
     # (skip_write | repeat_read | wrong_argument | loop)
     agent: str = "policy"
     tool_timeout_s: float = 30.0
-    code_execution: bool = False  # tools: also offer python_exec, run confined by agenttune/harness/sandbox.py
+    code_execution: bool = (
+        False  # tools: also offer python_exec, run confined by agenttune/harness/sandbox.py
+    )
     require_isolation: bool = True  # code tools: refuse to run where the sandbox cannot confine them
     toolgraph: ToolGraphSwitches = field(default_factory=lambda: ToolGraphSwitches())
 
@@ -189,7 +191,9 @@ class LoggerConfig:
     project: str = "agenttune"
     mode: str = "offline"  # used unless WANDB_MODE is set
     tags: list[str] = field(default_factory=list)
-    train_episodes: int = 4  # on-policy rollouts of each training step sent to the train/trajectories table (0: none)
+    train_episodes: int = (
+        4  # on-policy rollouts of each training step sent to the train/trajectories table (0: none)
+    )
 
 
 @dataclass
@@ -272,11 +276,15 @@ def register_configs() -> None:
         store.store(group="algorithm", name=f"{name}_schema", node=algorithm.config)
     if not OmegaConf.has_resolver("repo_root"):
         OmegaConf.register_new_resolver("repo_root", repo_root)
-    if not OmegaConf.has_resolver("rank_zero_dir"):  # conf/hydra/default.yaml: one run folder per multi-process run
+    if not OmegaConf.has_resolver(
+        "rank_zero_dir"
+    ):  # conf/hydra/default.yaml: one run folder per multi-process run
         OmegaConf.register_new_resolver("rank_zero_dir", _rank_zero_dir)
     if not OmegaConf.has_resolver("gpus_per_job"):  # hydra/launcher=ray: one GPU per job where there are GPUs
         OmegaConf.register_new_resolver("gpus_per_job", _gpus_per_job)
-    if not OmegaConf.has_resolver("agenttune_help"):  # the text of `python train.py --help` (conf/hydra/default.yaml)
+    if not OmegaConf.has_resolver(
+        "agenttune_help"
+    ):  # the text of `python train.py --help` (conf/hydra/default.yaml)
         OmegaConf.register_new_resolver("agenttune_help", lambda: _help_text())
 
 

@@ -23,7 +23,9 @@ register_configs()
 def compose_resolved(overrides: list[str]):
     cfg = compose_config(overrides)
     # `pipeline` has no default (every experiment sets it; a bare train.py says what to run)
-    job_cfg = OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra" and not OmegaConf.is_missing(cfg, k)])
+    job_cfg = OmegaConf.masked_copy(
+        cfg, [k for k in cfg if k != "hydra" and not OmegaConf.is_missing(cfg, k)]
+    )
     OmegaConf.to_container(job_cfg, resolve=True, throw_on_missing=True)  # every interpolation resolves
     return cfg
 

@@ -122,7 +122,9 @@ class Benchmark:
     def provides(cls) -> set[str]:
         """Its splits and each optional capability (:data:`OPTIONAL`) whose method it implements."""
         implemented = {
-            name for name, (method, _) in OPTIONAL.items() if getattr(cls, method) is not getattr(Benchmark, method)
+            name
+            for name, (method, _) in OPTIONAL.items()
+            if getattr(cls, method) is not getattr(Benchmark, method)
         }
         return set(cls.splits) | implemented
 

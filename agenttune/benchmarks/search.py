@@ -39,7 +39,9 @@ def build_retriever(cfg: DictConfig, chunks) -> Retriever:
     kwargs: dict[str, Any] = {"cache_dir": cfg.paths.cache_dir, "k": cfg.retrieval.k}
     if cfg.retrieval.name == "hybrid":
         kwargs.update(
-            rrf_k=cfg.retrieval.rrf_k, weights=dict(cfg.retrieval.weights), dense_model=cfg.retrieval.dense_model
+            rrf_k=cfg.retrieval.rrf_k,
+            weights=dict(cfg.retrieval.weights),
+            dense_model=cfg.retrieval.dense_model,
         )
     if cfg.retrieval.name == "chroma":
         kwargs.update(model=cfg.retrieval.dense_model)

@@ -113,4 +113,3 @@ def plan_resume(cfg: DictConfig, run_dir: str | Path, checkpoint_subdir: str = "
     newest, changed = earlier[0]
     why = f"differs in {describe(changed)}" if changed else "has no complete checkpoint"
     return ResumePlan(None, None, f"the newest earlier run {newest} {why}: starting fresh")
-

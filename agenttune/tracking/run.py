@@ -147,7 +147,9 @@ class RunContext:
         self._logger = NullLogger()
         self._started = time.time()
         self._first_engine_failure: str | None = None
-        self.resume_plan = None  # with resume=true, what the job continues from (agenttune.tracking.resume.ResumePlan)
+        self.resume_plan = (
+            None  # with resume=true, what the job continues from (agenttune.tracking.resume.ResumePlan)
+        )
 
     @property
     def eventlog_dir(self) -> Path:

@@ -21,4 +21,6 @@ def test_the_communicate_metric_is_tau2s_own_check():
     required = ["1234.50", "Refund"]  # tau2 drops the message's commas and ignores case
     stated = "Your refund of 1,234.50 dollars is on its way."
     assert compute_score("tau2_retail", stated, required, {"metric": "communicate"}) == 1.0
-    assert compute_score("tau2_retail", "Your refund is on its way.", required, {"metric": "communicate"}) == 0.0
+    assert (
+        compute_score("tau2_retail", "Your refund is on its way.", required, {"metric": "communicate"}) == 0.0
+    )
