@@ -92,7 +92,8 @@ def build_root(spec: dict) -> None:
     owner = "" if spec["uid"] is None else f",uid={spec['uid']},gid={spec['uid']}"
     options = f"size={spec['scratch_mb']}m,mode=0700{owner}"
     _mount("tmpfs", root + "/scratch", "tmpfs", MS_NOSUID | MS_NODEV, options)
-    os.symlink("/scratch", root + "/tmp")
+    if not os.path.lexists(root + "/tmp"):  # a Python installed under /tmp already made it (read-only)
+        os.symlink("/scratch", root + "/tmp")
 
 
 def enter_root(root: str) -> None:

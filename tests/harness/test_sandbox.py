@@ -122,7 +122,7 @@ def test_the_file_system_is_read_only_except_the_scratch_folder(tmp_path):
         == "/scratch ok\n"
     )
     with pytest.raises(SandboxError, match="No space left on device"):
-        sandbox.python_exec("open('/tmp/big', 'wb').write(b'x' * 8 * 1024 * 1024)")
+        sandbox.python_exec("open('/scratch/big', 'wb').write(b'x' * 8 * 1024 * 1024)")
     assert (
         sandbox.python_exec("import os\nprint(os.path.exists('/scratch/notes.txt'))") == "False\n"
     )  # fresh each run
