@@ -153,14 +153,7 @@ class RolloutJudgeGraph:
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
         """TRL's ``rollout_func(prompts, trainer)``, like :meth:`EpisodeRollouts.__call__`."""
         model = trainer.accelerator.unwrap_model(trainer.model)
-        batch = self.sample(prompts, model, trainer.state.global_step)
-        return {
-            "prompt_ids": batch.prompt_ids,
-            "completion_ids": batch.completion_ids,
-            "logprobs": batch.logprobs,
-            "env_mask": batch.env_mask,
-            "eventlog": batch.logs,
-        }
+        return self.sample(prompts, model, trainer.state.global_step).rollout_output()
 
     def reward_functions(self) -> list[Callable[..., list[float | None]]]:
         """One TRL reward function per judge, each one score per completion (read from the judged logs)."""

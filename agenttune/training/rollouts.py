@@ -60,6 +60,16 @@ class RolloutBatch:
     env_mask: list[list[int]]
     rewards: list[float]
 
+    def rollout_output(self) -> dict[str, Any]:
+        """What a TRL ``rollout_func`` returns; the logs travel to the reward functions as ``eventlog``."""
+        return {
+            "prompt_ids": self.prompt_ids,
+            "completion_ids": self.completion_ids,
+            "logprobs": self.logprobs,
+            "env_mask": self.env_mask,
+            "eventlog": self.logs,
+        }
+
 
 def weights_digest(model: Any) -> str:
     """A 16-hex-digit blake2b digest of the trainable parameters (the adapter under LoRA, else every weight)."""
@@ -211,14 +221,7 @@ class EpisodeRollouts:
     def __call__(self, prompts: list[list[Message]], trainer: Any) -> dict[str, Any]:
         """TRL's ``rollout_func(prompts, trainer)``; the logs travel to the reward function as ``eventlog``."""
         model = trainer.accelerator.unwrap_model(trainer.model)
-        batch = self.sample(prompts, model, trainer.state.global_step)
-        return {
-            "prompt_ids": batch.prompt_ids,
-            "completion_ids": batch.completion_ids,
-            "logprobs": batch.logprobs,
-            "env_mask": batch.env_mask,
-            "eventlog": batch.logs,
-        }
+        return self.sample(prompts, model, trainer.state.global_step).rollout_output()
 
     def _policy_digest(self, model: Any, step: int) -> str:
         if self._digest is None or self._digest[0] != step:
