@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agenttune.tracking.intervals import (
+from agenttune.stats import (
     mean_interval,
     paired_deltas,
     seed_task_interval,

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from agenttune.tracking.intervals import seed_task_interval
+from agenttune.stats import seed_task_interval
 from agenttune.tracking.report import write_report
 
 

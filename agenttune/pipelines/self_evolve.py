@@ -45,7 +45,7 @@ from agenttune.pipelines.stages import episodes, policy_engine, toolgraph_contro
 from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
 from agenttune.selfevolve.controller import ToolGraphController
 from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
-from agenttune.tracking.intervals import paired_deltas, task_means, with_intervals
+from agenttune.stats import paired_deltas, task_means, with_intervals
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData
 from agenttune.training.checkpoints import checkpoint_folders

@@ -3,7 +3,7 @@ over seeds and tasks.
 
 For a metric an evaluation wrote per task (``task_scores.json``: ``<phase>/<metric>``, and ``delta/<metric>`` for
 before/after pairs) the row's value is the mean of the seeds x tasks matrix of per-task scores (the tasks every seed
-evaluated) and its interval is :func:`~agenttune.tracking.intervals.seed_task_interval`: a two-way bootstrap that
+evaluated) and its interval is :func:`~agenttune.stats.seed_task_interval`: a two-way bootstrap that
 resamples seeds and, independently, tasks. Seeds and tasks are crossed, not nested (every seed is evaluated on the
 same held-out tasks), so this is neither a hierarchical bootstrap (tasks resampled within each resampled seed) nor
 a pooling of per-task scores across seeds (which would treat the same task under three seeds as three tasks and
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agenttune.tracking.intervals import seed_task_interval
+from agenttune.stats import seed_task_interval
 
 if TYPE_CHECKING:
     from agenttune.tracking.report import JobRow

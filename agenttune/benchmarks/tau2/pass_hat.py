@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from agenttune.benchmarks.tau2.metrics import episode_reward
 from agenttune.events.schema import EventLog
-from agenttune.tracking.intervals import with_intervals
+from agenttune.stats import with_intervals
 
 
 def task_successes(logs: Sequence[EventLog]) -> dict[tuple[str, str], list[bool]]:
