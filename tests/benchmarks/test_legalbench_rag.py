@@ -97,3 +97,38 @@ def test_ranked_scores_follow_the_papers_span_definitions():
     assert scores["precision@2"] == 50 / 200 and scores["precision@3"] == 100 / 400
     assert scores["recall@64"] == 1.0
     assert "recall@1" not in ranked_scores(passages, ["g"], [], ks=(1,))
+
+
+def test_policy_scores_count_the_passages_shown_and_do_not_pad_beyond_them(tmp_path):
+    from agenttune.benchmarks.base import load_benchmark
+    from agenttune.benchmarks.legalbench_rag.metrics import ranked_scores
+    from agenttune.events.schema import Event, EventLog, ToolCallPayload, ToolResultPayload
+    from tests.conftest import compose_config
+
+    overrides = [
+        "+experiment=legalbench_rag_transfer",
+        "benchmark.corpora=[maud]",
+        "benchmark.distractor_docs=2",
+    ]
+    benchmark = load_benchmark(compose_config(overrides, tmp_path))
+    task = next(t for t in benchmark.tasks("eval") if t.gold_spans)
+    harness = benchmark.harness(task)
+    events, spans = [], []
+    for i, query in enumerate([task.question, "merger agreement termination fee"]):
+        result = harness.search(query)  # a real search of the corpus's index: 8 passages
+        spans += result.metadata["spans"]
+        events += [
+            Event(payload=ToolCallPayload(call_id=f"c{i}", name="search", arguments={"query": query})),
+            Event(payload=ToolResultPayload(call_id=f"c{i}", name="search", content=str(result), metadata=result.metadata), actor="tool"),
+        ]  # fmt: skip
+    silent = EventLog(id="silent", task_id=task.id)
+    (scores, none) = benchmark.episode_scores(
+        [EventLog(id="two", task_id=task.id, events=events), silent], [task]
+    )
+    assert scores["maud/searches_per_question"] == 2.0 and scores["maud/passages_shown"] == len(spans) == 16
+    expected = ranked_scores(spans, task.gold_files, task.gold_spans)
+    assert {m: scores[f"maud/{m}"] for m in expected} == expected
+    for metric in ("doc", "precision", "recall"):  # beyond the 16 shown: the scores of those 16, not padded
+        assert scores[f"maud/{metric}@64"] == scores[f"maud/{metric}@32"] == scores[f"maud/{metric}@16"]
+    assert none["maud/passages_shown"] == 0.0 and none["maud/recall@64"] == none["maud/precision@64"] == 0.0
+    assert none["maud/retriever_doc@64"] == scores["maud/retriever_doc@64"]

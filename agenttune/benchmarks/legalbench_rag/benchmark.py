@@ -7,8 +7,10 @@ is one search episode in that corpus's index (the agent has the corpus's catalog
 (:func:`~agenttune.benchmarks.legalbench_rag.metrics.ranked_scores`), at k = 1, 2, 4, ..., 64:
 ``<corpus>/doc@k`` and ``<corpus>/precision@k`` / ``<corpus>/recall@k`` (character spans, on the queries with gold
 spans) of the first k passages the agent's searches showed, in order, and the same as ``<corpus>/retriever_*`` of
-the query sent straight to the retriever (the no-agent reference); ``<corpus>/searches_per_question``; each a mean
-over the corpus's queries with its bootstrap interval. ``<corpus>/queries`` and ``<corpus>/documents`` (the index's
+the query sent straight to the retriever (the no-agent reference); ``<corpus>/searches_per_question`` and
+``<corpus>/passages_shown`` (the k the agent reached: at a larger k its scores are those of every passage it was
+shown, not padded, so recall stops growing and precision stays over the characters shown); each a mean over the
+corpus's queries with its bootstrap interval. ``<corpus>/queries`` and ``<corpus>/documents`` (the index's
 documents) count.
 """
 
@@ -77,14 +79,15 @@ class LegalBenchRag(Benchmark):
         self, logs: Sequence[EventLog], tasks: Sequence[CorpusQuery]
     ) -> list[dict[str, float]]:
         """Per query, under its corpus: the ranked scores of the passages the agent's searches showed and of the
-        query sent straight to the retriever (``retriever_``), and its number of tool calls."""
+        query sent straight to the retriever (``retriever_``), its number of tool calls and of passages shown."""
         by_id = {task.id: task for task in tasks}
         scores = []
         for log in logs:
             task = by_id[log.task_id]
             retriever = self.indexes[task.corpus][0]
             hits = retriever.search(task.question, max(KS))
-            agent = ranked_scores(shown_spans(log), task.gold_files, task.gold_spans)
+            shown = shown_spans(log)
+            agent = ranked_scores(shown, task.gold_files, task.gold_spans)
             alone = ranked_scores(
                 [(h.doc_id, h.start, h.end) for h in hits], task.gold_files, task.gold_spans
             )
@@ -94,7 +97,8 @@ class LegalBenchRag(Benchmark):
                 | {
                     f"{task.corpus}/searches_per_question": float(
                         sum(e.kind == EventKind.TOOL_CALL for e in log.events)
-                    )
+                    ),
+                    f"{task.corpus}/passages_shown": float(len(shown)),
                 }
             )
         return scores
