@@ -11,8 +11,8 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
-from agenttune.config import register_configs
 from agenttune.config_checks import ConfigValueError
+from agenttune.config_store import register_configs
 from agenttune.launch_checks import LaunchError, check_launcher_choice
 from agenttune.pipelines import run_job
 from agenttune.pipelines.fit import MisfitError

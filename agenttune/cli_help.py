@@ -3,7 +3,8 @@
 Each option is described by the first sentence of its YAML file's leading comment; an experiment or sweep also
 gives its CPU time on a ``# CPU: ...`` line there. Groups are described by :data:`GROUPS`. Internal entries (the
 ``schema`` options of Hydra's ConfigStore) are not files, so they never appear. ``conf/hydra/default.yaml`` sets
-``hydra.help.template`` to ``${agenttune_help:}``, the resolver :func:`agenttune.config.register_configs` registers.
+``hydra.help.template`` to ``${agenttune_help:}``, the resolver
+:func:`agenttune.config_store.register_configs` registers.
 """
 
 from __future__ import annotations

@@ -1,26 +1,22 @@
-"""Typed schemas for every config group, registered in Hydra's ConfigStore.
+"""Typed schemas of the config groups that the library's packages read.
 
-Each YAML file of a group lists its group's schema first in its defaults (``- schema``), and the
-primary config ``conf/train.yaml`` starts from :class:`TrainConfig`, so a misspelt key or a wrong type fails when
-the config is composed, and the error names the key. One dataclass per group keeps the union of the options its
-YAML files use; each field's comment says what it does. The ``algorithm`` group is the exception: each algorithm
-has its own schema, a subclass of :class:`AlgorithmConfig` kept with the algorithm's module, and its YAML lists
-``- <name>_schema``.
+:mod:`agenttune.config_store` registers them in Hydra's ConfigStore with the other groups' schemas (``workflow``,
+``self_heal``, each algorithm's) under the primary one, :class:`~agenttune.config_store.TrainConfig`. Each YAML file
+of a group lists its group's schema first in its defaults (``- schema``), so a misspelt key or a wrong type fails
+when the config is composed, and the error names the key. One dataclass per group keeps the union of the options
+its YAML files use; each field's comment says what it does. The ``algorithm`` group is the exception: each
+algorithm has its own schema, a subclass of :class:`AlgorithmConfig` kept with the algorithm's module, and its YAML
+lists ``- <name>_schema``.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING, OmegaConf
-
-from agenttune.selfheal.config import SelfHealConfig
-from agenttune.workflows.spec import WorkflowConfig, check_composed
+from omegaconf import MISSING
 
 
 @dataclass
@@ -120,7 +116,8 @@ class RewardConfig:
 class AlgorithmConfig:
     """The fields every algorithm shares; each algorithm subclasses it with its own fields in its module under
     ``agenttune/training/`` and registers the subclass there (:mod:`agenttune.training.registry`), which
-    :func:`register_configs` stores as the ``algorithm`` group's ``<name>_schema`` option."""
+    :func:`agenttune.config_store.register_configs` stores as the ``algorithm`` group's ``<name>_schema``
+    option."""
 
     # an algorithm of agenttune.training.registry: grpo | rloo | ppo | dpo | bco | kto | sft
     name: str = MISSING
@@ -204,109 +201,11 @@ class PathsConfig:
     output_dir: str = MISSING
 
 
-@dataclass
-class TrainConfig:
-    model: ModelConfig = MISSING
-    strategy: StrategyConfig = MISSING
-    harness: HarnessConfig = MISSING
-    reward: RewardConfig = MISSING
-    algorithm: AlgorithmConfig = MISSING
-    benchmark: BenchmarkConfig = MISSING
-    retrieval: RetrievalConfig = MISSING
-    logger: LoggerConfig = MISSING
-    paths: PathsConfig = MISSING
-    pipeline: str = MISSING  # what the job does, a function in agenttune.pipelines (see its README section)
-    task_name: str = "train"
-    seed: int = 0
-    resume: bool = False  # continue from the last checkpoint in the run folder
-    init_from: str | None = (
-        None  # start from this checkpoint folder instead of model.path (e.g. a distilled student)
-    )
-    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
-    workflow: WorkflowConfig | None = None  # pipeline=workflow: the graph it runs (conf/workflow/)
-    self_heal: SelfHealConfig = field(default_factory=SelfHealConfig)  # pipeline=self_heal
-
-
-GROUP_SCHEMAS = {
-    "model": ModelConfig,
-    "strategy": StrategyConfig,
-    "harness": HarnessConfig,
-    "reward": RewardConfig,
-    "benchmark": BenchmarkConfig,
-    "retrieval": RetrievalConfig,
-    "logger": LoggerConfig,
-    "paths": PathsConfig,
-    "workflow": WorkflowConfig,
-    "self_heal": SelfHealConfig,
-}
-
-
-def validate_config(cfg) -> None:
-    """Re-check a composed config against :class:`TrainConfig`, each algorithm node against its own schema.
-
-    Composition already rejects ``group.misspelt=value``; Hydra's append form (``+group.key=value``) opens the
-    node for writing, so the job checks once more before it starts and names the unknown key.
-    """
-    from agenttune.training.registry import algorithm_info  # the registry imports this module
-
-    job = OmegaConf.to_container(cfg, resolve=False)
-    job.pop("hydra", None)
-    schema = OmegaConf.structured(TrainConfig)
-    schema.algorithm = algorithm_info(job["algorithm"]["name"]).config
-    schema.warm_start.algorithm = algorithm_info(job["warm_start"]["algorithm"]["name"]).config
-    OmegaConf.merge(schema, job)
-    check_composed(cfg)  # a workflow's graph: kinds, edges, reachability, conditions
-
-
 def repo_root() -> str:
     """The folder holding ``train.py`` and ``conf/`` (this package's parent)."""
     return str(Path(__file__).resolve().parents[1])
 
 
-def register_configs() -> None:
-    """Store the primary schema, one ``schema`` option per group, one ``<name>_schema`` option per algorithm of
-    the ``algorithm`` group, and the ``repo_root``, ``rank_zero_dir`` and ``gpus_per_job`` resolvers."""
-    from agenttune.training.registry import algorithms  # the registry imports this module
-
-    store = ConfigStore.instance()
-    store.store(name="train_schema", node=TrainConfig)
-    for group, schema in GROUP_SCHEMAS.items():
-        store.store(group=group, name="schema", node=schema)
-    for name, algorithm in algorithms().items():
-        store.store(group="algorithm", name=f"{name}_schema", node=algorithm.config)
-    if not OmegaConf.has_resolver("repo_root"):
-        OmegaConf.register_new_resolver("repo_root", repo_root)
-    if not OmegaConf.has_resolver(
-        "rank_zero_dir"
-    ):  # conf/hydra/default.yaml: one run folder per multi-process run
-        OmegaConf.register_new_resolver("rank_zero_dir", _rank_zero_dir)
-    if not OmegaConf.has_resolver("gpus_per_job"):  # hydra/launcher=ray: one GPU per job where there are GPUs
-        OmegaConf.register_new_resolver("gpus_per_job", _gpus_per_job)
-    if not OmegaConf.has_resolver(
-        "agenttune_help"
-    ):  # the text of `python train.py --help` (conf/hydra/default.yaml)
-        OmegaConf.register_new_resolver("agenttune_help", lambda: _help_text())
-
-
 def process_rank() -> int:
     """This process's rank in a multi-process run (``accelerate launch`` and ``torchrun`` set ``RANK``), else 0."""
     return int(os.environ.get("RANK", "0"))
-
-
-def _rank_zero_dir(path: str) -> str:
-    """``path`` for the main process; a scratch folder, deleted when the job ends, for the other processes of a
-    multi-process run: the main process alone writes the run folder."""
-    rank = process_rank()
-    return path if rank == 0 else str(Path(tempfile.gettempdir()) / f"agenttune-rank{rank}" / Path(path).name)
-
-
-def _gpus_per_job() -> int:
-    import torch
-
-    return 1 if torch.cuda.is_available() else 0
-
-
-def _help_text() -> str:
-    from agenttune.cli_help import help_text
-
-    return help_text(Path(repo_root()) / "conf")

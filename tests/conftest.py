@@ -53,7 +53,7 @@ def compose_config(overrides: list[str], output_dir: str | Path = "/tmp/agenttun
     from hydra.core.hydra_config import HydraConfig
     from omegaconf import open_dict
 
-    from agenttune.config import register_configs
+    from agenttune.config_store import register_configs
 
     register_configs()
     with initialize_config_dir(version_base="1.3", config_dir=str(Path(repo_root()) / "conf")):

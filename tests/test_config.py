@@ -9,7 +9,8 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from omegaconf import OmegaConf
 
-from agenttune.config import register_configs, repo_root, validate_config
+from agenttune.config import repo_root
+from agenttune.config_store import register_configs, validate_config
 from agenttune.training import algorithm_config, algorithm_info, algorithms
 from tests.conftest import compose_config
 

@@ -7,7 +7,8 @@ import json
 import pytest
 from omegaconf import OmegaConf
 
-from agenttune.config import TrainConfig, repo_root
+from agenttune.config import repo_root
+from agenttune.config_store import TrainConfig
 from agenttune.tracking.report import write_report
 from agenttune.tracking.run import RunContext, config_digest
 

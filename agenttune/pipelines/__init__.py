@@ -17,8 +17,9 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from agenttune.config import process_rank, validate_config
+from agenttune.config import process_rank
 from agenttune.config_checks import check_config
+from agenttune.config_store import validate_config
 from agenttune.pipelines.fit import MisfitError, check_fit
 from agenttune.tracking.resume import plan_resume
 from agenttune.tracking.run import RunContext

@@ -3,9 +3,9 @@
 An algorithm is one module plus one YAML. The module holds its typed config (a subclass of
 :class:`~agenttune.config.AlgorithmConfig` with only the fields its builder reads), its builder and the
 declaration; ``conf/algorithm/<name>.yaml`` lists ``- <name>_schema`` (stored by
-:func:`agenttune.config.register_configs`) in its defaults, so a key of another algorithm fails at compose time,
-naming the key. Modules import TRL inside their builders: importing them (and :mod:`agenttune.training`) does not
-import TRL.
+:func:`agenttune.config_store.register_configs`) in its defaults, so a key of another algorithm fails at compose
+time, naming the key. Modules import TRL inside their builders: importing them (and :mod:`agenttune.training`)
+does not import TRL.
 
 Pass-through: ``algorithm.trl`` holds any other option of the algorithm's TRL config (``GRPOConfig``,
 ``RLOOConfig``, ``DPOConfig``, ``KTOConfig``, ``SFTConfig``), given to its constructor unchanged, so an unknown

@@ -73,7 +73,7 @@ def test_an_unknown_algorithm_names_the_known_ones():
 def test_importing_the_training_package_and_every_algorithm_does_not_import_trl():
     code = (
         "import sys; from agenttune.training import algorithms; algorithms(); "
-        "from agenttune.config import register_configs; register_configs(); print('trl' in sys.modules)"
+        "from agenttune.config_store import register_configs; register_configs(); print('trl' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"

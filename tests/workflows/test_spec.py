@@ -7,7 +7,7 @@ import copy
 import pytest
 from omegaconf import OmegaConf
 
-from agenttune.config import validate_config
+from agenttune.config_store import validate_config
 from agenttune.workflows.expressions import ExpressionError, check_expression, evaluate
 from agenttune.workflows.spec import RouteConfig, WorkflowError, check_workflow, load_workflow
 from tests.conftest import compose_config

@@ -1,0 +1,129 @@
+"""The primary schema, :class:`TrainConfig`, and its registration in Hydra's ConfigStore.
+
+It puts together the group schemas of :mod:`agenttune.config`, the ``workflow`` group's
+(:mod:`agenttune.workflows.spec`), the ``self_heal`` group's (:mod:`agenttune.selfheal.config`) and each
+algorithm's (:mod:`agenttune.training.registry`), so it stands above them all: the schemas' own modules import
+none of this. :func:`register_configs` stores them with the resolvers the YAML files use; :func:`validate_config`
+re-checks a composed config before a job starts.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING, OmegaConf
+
+from agenttune.config import (
+    AlgorithmConfig,
+    BenchmarkConfig,
+    HarnessConfig,
+    LoggerConfig,
+    ModelConfig,
+    PathsConfig,
+    RetrievalConfig,
+    RewardConfig,
+    StrategyConfig,
+    WarmStartConfig,
+    process_rank,
+    repo_root,
+)
+from agenttune.selfheal.config import SelfHealConfig
+from agenttune.training.registry import algorithm_info, algorithms
+from agenttune.workflows.spec import WorkflowConfig, check_composed
+
+
+@dataclass
+class TrainConfig:
+    model: ModelConfig = MISSING
+    strategy: StrategyConfig = MISSING
+    harness: HarnessConfig = MISSING
+    reward: RewardConfig = MISSING
+    algorithm: AlgorithmConfig = MISSING
+    benchmark: BenchmarkConfig = MISSING
+    retrieval: RetrievalConfig = MISSING
+    logger: LoggerConfig = MISSING
+    paths: PathsConfig = MISSING
+    pipeline: str = MISSING  # what the job does, a function in agenttune.pipelines (see its README section)
+    task_name: str = "train"
+    seed: int = 0
+    resume: bool = False  # continue from the last checkpoint in the run folder
+    init_from: str | None = (
+        None  # start from this checkpoint folder instead of model.path (e.g. a distilled student)
+    )
+    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
+    workflow: WorkflowConfig | None = None  # pipeline=workflow: the graph it runs (conf/workflow/)
+    self_heal: SelfHealConfig = field(default_factory=SelfHealConfig)  # pipeline=self_heal
+
+
+GROUP_SCHEMAS = {
+    "model": ModelConfig,
+    "strategy": StrategyConfig,
+    "harness": HarnessConfig,
+    "reward": RewardConfig,
+    "benchmark": BenchmarkConfig,
+    "retrieval": RetrievalConfig,
+    "logger": LoggerConfig,
+    "paths": PathsConfig,
+    "workflow": WorkflowConfig,
+    "self_heal": SelfHealConfig,
+}
+
+
+def validate_config(cfg) -> None:
+    """Re-check a composed config against :class:`TrainConfig`, each algorithm node against its own schema.
+
+    Composition already rejects ``group.misspelt=value``; Hydra's append form (``+group.key=value``) opens the
+    node for writing, so the job checks once more before it starts and names the unknown key.
+    """
+    job = OmegaConf.to_container(cfg, resolve=False)
+    job.pop("hydra", None)
+    schema = OmegaConf.structured(TrainConfig)
+    schema.algorithm = algorithm_info(job["algorithm"]["name"]).config
+    schema.warm_start.algorithm = algorithm_info(job["warm_start"]["algorithm"]["name"]).config
+    OmegaConf.merge(schema, job)
+    check_composed(cfg)  # a workflow's graph: kinds, edges, reachability, conditions
+
+
+def register_configs() -> None:
+    """Store the primary schema, one ``schema`` option per group, one ``<name>_schema`` option per algorithm of
+    the ``algorithm`` group, and the ``repo_root``, ``rank_zero_dir`` and ``gpus_per_job`` resolvers."""
+    store = ConfigStore.instance()
+    store.store(name="train_schema", node=TrainConfig)
+    for group, schema in GROUP_SCHEMAS.items():
+        store.store(group=group, name="schema", node=schema)
+    for name, algorithm in algorithms().items():
+        store.store(group="algorithm", name=f"{name}_schema", node=algorithm.config)
+    if not OmegaConf.has_resolver("repo_root"):
+        OmegaConf.register_new_resolver("repo_root", repo_root)
+    if not OmegaConf.has_resolver(
+        "rank_zero_dir"
+    ):  # conf/hydra/default.yaml: one run folder per multi-process run
+        OmegaConf.register_new_resolver("rank_zero_dir", _rank_zero_dir)
+    if not OmegaConf.has_resolver("gpus_per_job"):  # hydra/launcher=ray: one GPU per job where there are GPUs
+        OmegaConf.register_new_resolver("gpus_per_job", _gpus_per_job)
+    if not OmegaConf.has_resolver(
+        "agenttune_help"
+    ):  # the text of `python train.py --help` (conf/hydra/default.yaml)
+        OmegaConf.register_new_resolver("agenttune_help", lambda: _help_text())
+
+
+def _rank_zero_dir(path: str) -> str:
+    """``path`` for the main process; a scratch folder, deleted when the job ends, for the other processes of a
+    multi-process run: the main process alone writes the run folder."""
+    rank = process_rank()
+    return path if rank == 0 else str(Path(tempfile.gettempdir()) / f"agenttune-rank{rank}" / Path(path).name)
+
+
+def _gpus_per_job() -> int:
+    import torch
+
+    return 1 if torch.cuda.is_available() else 0
+
+
+def _help_text() -> str:
+    from agenttune.cli_help import help_text
+
+    return help_text(Path(repo_root()) / "conf")
