@@ -140,6 +140,8 @@ class BenchmarkConfig:
     split: str = "validation"
     num_train: int = 8
     num_eval: int = 8
+    # cuad: eval questions start after this many of the split (a validation slice apart from the held-out one)
+    eval_offset: int = 0
     seed: int = 0
     domain: str = ""  # tau2 domain
     domains: list[str] = field(default_factory=list)  # tau2 domains of a run (airline, retail, telecom)
@@ -167,6 +169,8 @@ class WarmStartConfig:
 
     enabled: bool = False
     num_questions: int = 48
+    # reuse one warm-started student across jobs: <cache_dir>/warm_start/<digest of its recipe> (not of `seed`)
+    cache: bool = False
     algorithm: AlgorithmConfig = field(default_factory=lambda: AlgorithmConfig(name="sft"))
 
 

@@ -5,7 +5,8 @@
    kept when they pass the benchmark's check, distilled with ``warm_start.algorithm`` (``distill/*``), so that a
    small model calls the tools before RL, then ``eval_warm/*`` on the same eval tasks, and ``delta_warm/<metric>``
    (warm start minus before). Skipped when the job resumes (the checkpoint holds the warm-started weights) or
-   starts from ``init_from``.
+   starts from ``init_from``. With ``warm_start.cache`` the student is trained once per recipe and reused by every
+   job, a resumed one too (:mod:`agenttune.pipelines.warm_start`).
 3. ``algorithm`` (grpo, rloo or ppo) on the benchmark's train tasks: every rollout an episode of the episode loop
    with the ``strategy`` group, scored from its EventLog by the benchmark's reward (``train/reward/<name>``),
    written to ``eventlogs/train/step-<N>.jsonl``.
@@ -22,15 +23,9 @@ from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.pipelines.common import load_policy, resume_checkpoint
-from agenttune.pipelines.stages import (
-    distill_teacher,
-    evaluate,
-    paired_comparison,
-    policy_engine,
-    train_on_policy,
-)
+from agenttune.pipelines.stages import evaluate, paired_comparison, policy_engine, train_on_policy
+from agenttune.pipelines.warm_start import warm_start
 from agenttune.tracking.run import RunContext
-from agenttune.training import algorithm_config
 
 
 def run(cfg: DictConfig, run: RunContext) -> None:
@@ -43,16 +38,15 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         return evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, phase)
 
     before = evaluate_policy("eval_before") if eval_tasks else None
-    warm_started = cfg.warm_start.enabled and not cfg.init_from and not resume_from
-    if warm_started:
-        stage = algorithm_config(cfg.warm_start.algorithm)
-        teacher_tasks = benchmark.tasks("train", cfg.warm_start.num_questions)
-        distill_teacher(cfg, run, benchmark, model, tokenizer, teacher_tasks, stage=stage)
+    warm = None
+    # a resumed job's checkpoint holds the warm-started weights; with the cache it evaluates the student again
+    if cfg.warm_start.enabled and not cfg.init_from and (cfg.warm_start.cache or not resume_from):
+        model, tokenizer = warm_start(cfg, run, benchmark, model, tokenizer)
         warm = evaluate_policy("eval_warm") if eval_tasks else None
         paired_comparison(cfg, run, before, warm, "delta_warm")
     train_on_policy(cfg, run, benchmark, model, tokenizer, resume_from)
     if eval_tasks:
         after = evaluate_policy("eval_after")
         paired_comparison(cfg, run, before, after)
-        if warm_started:
+        if warm is not None:
             paired_comparison(cfg, run, warm, after, "delta_rl")

@@ -139,7 +139,8 @@ def last_logged(path: Path) -> dict[str, float]:
 
 
 def load_jobs(sweep_dir: str | Path) -> list[JobRow]:
-    """One row per job folder that has a summary.json, ordered by job number."""
+    """One row per job folder that has a summary.json, ordered by job number (a ``resume=true`` job that found its
+    config already completed in a sibling folder adds none)."""
     rows = []
     folders = [p for p in Path(sweep_dir).iterdir() if (p / "summary.json").exists()]
     ordered = sorted(
@@ -147,6 +148,8 @@ def load_jobs(sweep_dir: str | Path) -> list[JobRow]:
     )
     for folder in progress(ordered, desc="report: jobs", unit="job"):
         summary = json.loads((folder / "summary.json").read_text())
+        if "resume/completed_run" in summary.get("metrics", {}):  # resume=true found the job done: no row
+            continue
         overrides_file = folder / ".hydra" / "overrides.yaml"
         overrides = (
             parse_overrides(yaml.safe_load(overrides_file.read_text()) or [])

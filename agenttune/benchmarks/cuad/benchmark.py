@@ -1,6 +1,7 @@
 """``benchmark=cuad_search``: clause questions over CUAD contracts, answered by searching them.
 
-Train and eval questions come from CUAD's clause annotations (``benchmark.num_train``, ``benchmark.num_eval``),
+Train and eval questions come from CUAD's clause annotations (``benchmark.num_train``, ``benchmark.num_eval``; the
+eval questions start ``benchmark.eval_offset`` questions into the validation split),
 naming their contract by title and parties or by title alone (``benchmark.question_style``); with
 ``benchmark.question_set=multi_hop`` the eval questions are the synthesised multi-hop ones (metrics per hop count).
 The retriever indexes all 510 contracts (``benchmark.max_docs`` caps the corpus for small runs: the contracts the
@@ -50,10 +51,13 @@ class CuadSearch(Benchmark):
         """Each split's questions; the train split as many as the run asks for (a warm start may distil more
         questions than RL trains on), so one index serves the whole run and a resumed run searches the same one."""
         bench, warm_start = self.cfg.benchmark, self.cfg.warm_start
+        if bench.eval_offset < 0:
+            raise ValueError(f"benchmark.eval_offset must be >= 0, got {bench.eval_offset}")
         limits = {
             "train": max(bench.num_train, warm_start.num_questions if warm_start.enabled else 0),
-            "eval": bench.num_eval,
+            "eval": bench.eval_offset + bench.num_eval,
         }
+        offsets = {"train": 0, "eval": bench.eval_offset}
         kinds = {"train": "single_hop", "eval": bench.question_set}
         return {
             split: cuad_questions(
@@ -64,7 +68,7 @@ class CuadSearch(Benchmark):
                 chunk_size=bench.chunk_size,
                 chunk_overlap=bench.chunk_overlap,
                 style=bench.question_style,
-            )
+            )[offsets[split] :]
             for split in limits
         }
 
@@ -100,7 +104,14 @@ class CuadSearch(Benchmark):
     def episode_scores(
         self, logs: Sequence[EventLog], tasks: Sequence[QuestionRecord]
     ) -> list[dict[str, float]]:
-        return search_scores(logs, tasks)
+        """:func:`search_scores` and ``reward``: the ``total`` of the ``reward`` group (what GRPO maximises)."""
+        scores = search_scores(logs, tasks)  # first: it names logs of unknown questions
+        by_id = {task.id: task for task in tasks}
+        scored = self.reward()(logs, [by_id[log.task_id] for log in logs])
+        return [
+            episode | {"reward": log.rewards("episode")["total"]}
+            for episode, log in zip(scores, scored, strict=True)
+        ]
 
     def teacher(self, task: QuestionRecord, tokenizer: Any, kind: str = "oracle") -> ScriptedEngine:
         if kind != "oracle":

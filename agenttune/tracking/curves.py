@@ -1,0 +1,81 @@
+"""Per-step training curves of on-policy runs, read from each run folder's ``metrics.jsonl`` and drawn side by side.
+
+:data:`CURVES` are what GRPO's steps log: TRL's GRPOTrainer logs the reward's mean and standard deviation over
+the step's episodes, the policy's entropy, the loss, and the KL to the reference policy (only when
+``algorithm.beta > 0``); the episode rollouts add the mean tool calls per episode (``episodes/tool_calls``) and
+each reward component (``reward/<name>``). A run resumed from a checkpoint logs only the steps after it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+CURVES = {
+    "train/reward": "reward, mean over the step's episodes",
+    "train/reward_std": "reward, std over the step's episodes",
+    "train/kl": "KL to the reference (beta > 0)",
+    "train/entropy": "entropy (nats a token)",
+    "train/episodes/tool_calls": "tool calls per episode",
+    "train/loss": "loss",
+}
+
+Series = dict[str, list[tuple[int, float]]]  # metric -> (step, value), in step order
+
+
+def step_series(run_dir: str | Path, metrics: Sequence[str] = tuple(CURVES)) -> Series:
+    """Each of ``metrics`` at every step that logged it in ``run_dir/metrics.jsonl`` (a last line cut short by a
+    killed run is skipped)."""
+    path = Path(run_dir) / "metrics.jsonl"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist: not a run folder")
+    series: Series = {metric: [] for metric in metrics}
+    lines = path.read_text().splitlines()
+    for number, line in enumerate(lines, 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                break
+            raise ValueError(f"{path}, line {number}: not a JSON object") from None
+        for metric in metrics:
+            if record.get("step") is not None and isinstance(record.get(metric), int | float):
+                series[metric].append((int(record["step"]), float(record[metric])))
+    return series
+
+
+def plot_curves(runs: Mapping[str, Series], out: str | Path, title: str = "") -> Path:
+    """One panel per metric of :data:`CURVES` with one line per run (``runs``: label -> its
+    :func:`step_series`), saved as a PNG at ``out``; a metric no run logged says so in its panel."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = list(CURVES)
+    columns = 3
+    rows = -(-len(metrics) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.0 * rows), squeeze=False)
+    for axis, metric in zip(axes.flat, metrics, strict=False):
+        drawn = False
+        for label, series in runs.items():
+            points = series.get(metric, [])
+            if points:
+                axis.plot(*zip(*points, strict=True), marker="o", markersize=2.5, label=label)
+                drawn = True
+        axis.set_title(f"{metric}\n{CURVES[metric]}", fontsize=8)
+        axis.set_xlabel("GRPO step", fontsize=8)
+        if drawn:
+            axis.legend(fontsize=7)
+        else:
+            axis.text(0.5, 0.5, "not logged", ha="center", va="center", transform=axis.transAxes)
+    for axis in list(axes.flat)[len(metrics) :]:
+        axis.set_visible(False)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    out = Path(out)
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out

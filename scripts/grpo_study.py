@@ -1,0 +1,107 @@
+"""The GRPO study's read-outs (conf/experiment/cuad_grpo_study.yaml; experiments/cuad_search, "The GRPO study").
+
+    python scripts/grpo_study.py curves <multirun or run folder>   # curves.png + curves.json, delta_rl per seed
+    python scripts/grpo_study.py select <LR sweep folder>          # the learning rate the selection rule picks
+
+curves: per-step reward mean/std, KL, entropy, tool calls per episode and loss of every job (labelled by its seed
+and swept values), side by side in <folder>/curves.png (the values in curves.json); then each job's paired
+delta_rl (after GRPO minus the warm start on the same held-out questions, 95% bootstrap interval over questions)
+and, for jobs that differ only by seed, the mean over seeds with the two-way interval over seeds and questions.
+
+select: the rate whose job has the highest mean delta_rl/reward on the sweep's validation questions; among rates
+within --tolerance of it, the lowest (the smaller step that does as well).
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from agenttune.tracking.curves import plot_curves, step_series
+from agenttune.tracking.report import JobRow, load_jobs
+from agenttune.tracking.seeds import merge_seeds, seed_groups
+
+DELTAS = ["delta_rl/reward", "delta_rl/hit@8", "delta_rl/em", "delta_rl/f1", "delta_rl/tool_call_rate"]
+LR_KEY = "algorithm.learning_rate"
+
+
+def jobs(folder: Path) -> list[tuple[Path, JobRow]]:
+    """(job folder, row) of every job of a multirun folder, or of one run folder."""
+    if (folder / "summary.json").exists():  # one run: load_jobs reads its parent, as a folder of runs
+        return [(folder, row) for row in load_jobs(folder.parent) if row.job == folder.name]
+    return [(folder / row.job, row) for row in load_jobs(folder)]
+
+
+def label(row: JobRow) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(row.overrides.items())) or row.job
+
+
+def interval(values: dict, metric: str) -> str:
+    value = values.get(metric)
+    if value is None:
+        return "-"
+    low, high = values.get(f"{metric}/ci_low"), values.get(f"{metric}/ci_high")
+    return f"{value:+.3f} [{low:+.3f}, {high:+.3f}]" if low is not None else f"{value:+.3f}"
+
+
+def curves(folder: Path) -> None:
+    found = jobs(folder)
+    series = {label(row): step_series(path) for path, row in found}
+    png = plot_curves(series, folder / "curves.png", title=str(folder))
+    (folder / "curves.json").write_text(json.dumps(series, indent=1))
+    print(f"wrote {png} and {folder / 'curves.json'}")
+    rows = [row for _, row in found]
+    print("\n| job | " + " | ".join(DELTAS) + " |\n|" + " --- |" * (len(DELTAS) + 1))
+    for row in rows:
+        print(f"| {label(row)} | " + " | ".join(interval(row.metrics, m) for m in DELTAS) + " |")
+    for group in seed_groups(rows):
+        if len(group) > 1:
+            merged = merge_seeds(group, DELTAS)
+            print(
+                f"| over seeds: {label(merged)} | "
+                + " | ".join(interval(merged.metrics, m) for m in DELTAS)
+                + " |"
+            )
+
+
+def select(folder: Path, tolerance: float) -> None:
+    scored = []
+    for _, row in jobs(folder):
+        value = row.metrics.get("delta_rl/reward")
+        if LR_KEY not in row.overrides or value is None:
+            print(
+                f"skipped {row.job}: no {LR_KEY} override or no delta_rl/reward ({row.status})",
+                file=sys.stderr,
+            )
+            continue
+        scored.append((float(row.overrides[LR_KEY]), value, row))
+    if not scored:
+        raise SystemExit(f"error: no job under {folder} has both {LR_KEY} and delta_rl/reward")
+    for rate, _, row in sorted(scored, key=lambda item: item[0]):
+        print(f"lr {rate:g}: delta_rl/reward {interval(row.metrics, 'delta_rl/reward')}", file=sys.stderr)
+    best = max(value for _, value, _ in scored)
+    print(f"{min(rate for rate, value, _ in scored if value >= best - tolerance):g}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("curves", help="curves.png and delta_rl of a study folder").add_argument(
+        "folder", type=Path
+    )
+    chooser = commands.add_parser("select", help="print the learning rate the rule picks from an LR sweep")
+    chooser.add_argument("folder", type=Path)
+    chooser.add_argument(
+        "--tolerance", type=float, default=0.01, help="delta_rl/reward within this of the best"
+    )
+    args = parser.parse_args()
+    try:
+        curves(args.folder) if args.command == "curves" else select(args.folder, args.tolerance)
+    except FileNotFoundError as error:
+        raise SystemExit(f"error: {error}") from None
+
+
+if __name__ == "__main__":
+    main()

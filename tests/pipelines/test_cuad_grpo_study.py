@@ -1,0 +1,97 @@
+"""The GRPO study (conf/experiment/cuad_grpo_study.yaml) at minimal sizes on the tiny model: the cached warm start
+shared by two seeds, three-point evaluation with the reward, the per-step curves and the LR selection rule."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from agenttune.benchmarks.base import load_benchmark
+from agenttune.config import repo_root
+from agenttune.tracking.curves import CURVES
+from tests.conftest import compose_config
+
+SCRIPT = f"{repo_root()}/scripts/grpo_study.py"
+
+
+def tiny_study(cache) -> list[str]:
+    return [
+        "+experiment=cuad_grpo_study",
+        "model=tiny_random",
+        "algorithm.learning_rate=1e-5",
+        "benchmark.num_train=2",
+        "benchmark.num_eval=2",
+        "benchmark.max_docs=4",
+        "warm_start.num_questions=6",
+        "warm_start.algorithm.max_steps=1",
+        "algorithm.max_steps=2",
+        "algorithm.per_device_batch_size=2",
+        "algorithm.num_generations=2",
+        "model.max_new_tokens=8",
+        f"paths.cache_dir={cache}",  # a fresh warm-start cache (the index over 4 contracts builds in a second)
+    ]
+
+
+@pytest.mark.slow  # about 110 s on 2 shared cores: two jobs of warm start, 3 evaluations and 2 GRPO steps
+def test_study_shares_one_warm_start_and_logs_the_curves(run_pipeline, tmp_path):
+    cache = tmp_path / "cache"
+    first_dir, first = run_pipeline(tiny_study(cache), name="seed0")
+    assert first["status"] == "completed", first["error"]
+    metrics = first["metrics"]
+    for phase in ("eval_before", "eval_warm", "eval_after"):
+        assert metrics[f"{phase}/reward/n"] == 2 and f"{phase}/hit@8/ci_low" in metrics
+    assert "delta_rl/reward/ci_high" in metrics and "delta_rl/hit@8/n" in metrics
+    student = metrics["distill/cached_from"]  # trained by the first job, stored in the cache
+    assert metrics["distill/teacher_episodes"] == 6
+    assert (cache / "warm_start").exists() and student.startswith(str(cache / "warm_start"))
+    assert json.loads((tmp_path / student / "recipe.json").read_text())["warm_start"]["num_questions"] == 6
+    assert metrics["train/global_step"] == 2
+
+    second_dir, second = run_pipeline([*tiny_study(cache), "seed=1"], name="seed1")
+    assert second["status"] == "completed", second["error"]
+    # the second seed loaded the same student: no teacher, no SFT, but its own three points
+    assert second["metrics"]["distill/cached_from"] == student
+    assert "distill/teacher_episodes" not in second["metrics"] and "delta_rl/reward" in second["metrics"]
+
+    shown = subprocess.run(
+        [sys.executable, SCRIPT, "curves", str(tmp_path)], capture_output=True, text=True, check=True
+    ).stdout
+    assert (tmp_path / "curves.png").stat().st_size > 0
+    curves = json.loads((tmp_path / "curves.json").read_text())
+    assert len(curves) == 2  # one line per job
+    for series in curves.values():
+        assert set(series) == set(CURVES)
+        for metric in ("train/reward", "train/reward_std", "train/kl", "train/entropy", "train/loss"):
+            assert [step for step, _ in series[metric]] == [1, 2], metric
+        assert series["train/episodes/tool_calls"]  # the rollouts' own metric
+    assert "over seeds" in shown and "delta_rl/reward" in shown
+
+
+def test_eval_offset_takes_the_next_validation_questions():
+    def eval_ids(*overrides):
+        cfg = compose_config(["+experiment=cuad_grpo_study", "algorithm.learning_rate=1e-5", *overrides])
+        return [task.id for task in load_benchmark(cfg).tasks("eval")]
+
+    four = eval_ids("benchmark.num_eval=4")
+    assert eval_ids("benchmark.num_eval=2", "benchmark.eval_offset=2") == four[2:]
+
+
+def test_select_picks_the_lowest_rate_within_tolerance_of_the_best(tmp_path):
+    for job, (rate, delta) in enumerate(
+        [("1e-06", 0.020), ("5e-06", 0.045), ("2e-05", 0.050), ("5e-05", None)]
+    ):
+        folder = tmp_path / str(job)
+        (folder / ".hydra").mkdir(parents=True)
+        (folder / ".hydra" / "overrides.yaml").write_text(f"- algorithm.learning_rate={rate}\n")
+        metrics = {} if delta is None else {"delta_rl/reward": delta}  # a job that failed before eval_after
+        (folder / "summary.json").write_text(json.dumps({"status": "completed", "metrics": metrics}))
+
+    def pick(*options):
+        command = [sys.executable, SCRIPT, "select", str(tmp_path), *options]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+
+    assert pick() == "5e-06"  # 0.045 is within 0.01 of the best 0.050, and the smaller step
+    assert pick("--tolerance", "0.001") == "2e-05"
