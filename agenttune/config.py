@@ -43,7 +43,8 @@ class ModelConfig:
     engine_url: str | None = None  # openai engine: base URL (or env OPENAI_BASE_URL)
     engine_model: str | None = None  # openai engine: served model name
     max_new_tokens: int = 128
-    temperature: float = 0.7
+    temperature: float = 0.7  # sampling for rollouts (and for evaluation unless eval_temperature is set)
+    eval_temperature: float | None = None  # evaluation sampling; null: temperature; 0: greedy
     top_p: float = 1.0
     tiny_hidden_size: int = 64  # tiny_random only
     tiny_num_layers: int = 2  # tiny_random only

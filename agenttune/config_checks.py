@@ -76,6 +76,7 @@ RULES: dict[str, Check] = {
     "model.engine": one_of("transformers", "vllm", "openai", "scripted"),
     "model.max_new_tokens": positive,
     "model.temperature": non_negative,
+    "model.eval_temperature": non_negative,
     "model.top_p": probability,
     "model.lora.r": positive,
     "strategy.max_turns": positive,

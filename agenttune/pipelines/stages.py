@@ -1,5 +1,7 @@
 """The stages the generic pipelines are made of, each over any benchmark (:mod:`agenttune.benchmarks.base`).
 
+- :func:`scored_episodes` plays tasks and scores them with the ``reward`` group (workflows and self-healing play
+  with it too);
 - :func:`evaluate` runs one phase of episodes (the policy's engine, or a scripted agent per task; inside the
   ToolGraph controller of each domain when asked, see :func:`toolgraph_controllers`) and logs the benchmark's
   metrics as ``<phase>/<metric>``;
@@ -11,9 +13,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from hydra.utils import instantiate
@@ -25,6 +29,7 @@ from agenttune.config import AlgorithmConfig, ModelConfig
 from agenttune.engines import build_engine
 from agenttune.engines.base import Engine
 from agenttune.events import write_jsonl
+from agenttune.events.io import EventLogWriter, rewrite_jsonl_tail
 from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
 from agenttune.pipelines.common import episode_rollouts, train_policy, typed
@@ -42,9 +47,13 @@ ScriptedAgent = Callable[[Any], Engine]  # task -> the scripted engine that play
 
 
 def policy_engine(cfg: DictConfig, model, tokenizer) -> Engine:
-    """The ``model`` group's engine around ``model``, in evaluation mode."""
+    """The ``model`` group's engine around ``model``, in evaluation mode, sampling at ``model.eval_temperature``
+    when it is set."""
     model.eval()
-    return build_engine(typed(cfg.model, ModelConfig), model, tokenizer)
+    model_cfg = typed(cfg.model, ModelConfig)
+    if model_cfg.eval_temperature is not None:
+        model_cfg = dataclasses.replace(model_cfg, temperature=model_cfg.eval_temperature)
+    return build_engine(model_cfg, model, tokenizer)
 
 
 def play(
@@ -72,6 +81,31 @@ def play(
         run_episodes(agent(task), [harness], strategy, [task], **options)[0]
         for task, harness in zip(tasks, harnesses, strict=True)
     ]
+
+
+def scored_episodes(
+    cfg: DictConfig,
+    benchmark: Benchmark,
+    agent: Engine | ScriptedAgent,
+    tasks: Sequence[Any],
+    max_turns: int = 0,
+    path: Path | None = None,
+) -> tuple[list[EventLog], list[dict[str, float]]]:
+    """Episodes of ``tasks`` played by ``agent`` (an engine, or task -> scripted engine), scored by the ``reward``
+    group, with the benchmark's per-episode scores (empty mappings for a benchmark without them). With ``path``,
+    each episode is appended there (fsynced) the moment it ends, and swapped atomically for its scored version once
+    all are scored, so a kill loses only the episodes in flight."""
+    options = {"max_turns": max_turns or None}
+    if path is None:
+        logs = benchmark.reward()(play(cfg, benchmark, agent, tasks, **options), tasks)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        start = path.stat().st_size if path.exists() else 0
+        with EventLogWriter(path) as writer:
+            played = play(cfg, benchmark, agent, tasks, writer=writer.write, **options)
+        logs = benchmark.reward()(played, tasks)
+        rewrite_jsonl_tail(path, start, logs)
+    return logs, benchmark.episode_scores(logs, tasks) or [{} for _ in logs]
 
 
 def episodes(
