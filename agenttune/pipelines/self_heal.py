@@ -20,11 +20,11 @@ from functools import partial
 from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
+from agenttune.pipelines.stages import scored_episodes
 from agenttune.selfheal.daemon import Daemon
 from agenttune.selfheal.detect import detect_failures, read_episodes
 from agenttune.selfheal.heal import Healer
 from agenttune.tracking.run import RunContext
-from agenttune.workflows.nodes import scored_episodes
 
 log = logging.getLogger(__name__)
 MODES = ("once", "daemon")

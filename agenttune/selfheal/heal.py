@@ -28,10 +28,10 @@ from omegaconf import DictConfig
 from agenttune.agents.episode import task_id
 from agenttune.events.io import write_jsonl
 from agenttune.events.schema import Event, EventLog, RewardPayload, replace
+from agenttune.pipelines.stages import scored_episodes
 from agenttune.selfheal.deployment import Deployment
 from agenttune.selfheal.detect import Failure, failure_reasons
 from agenttune.selfheal.gate import decide, heldout_problems, policy_numbers
-from agenttune.workflows.nodes import scored_episodes
 
 log = logging.getLogger(__name__)
 

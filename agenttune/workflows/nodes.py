@@ -19,7 +19,6 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from agenttune.events.io import EventLogWriter, rewrite_jsonl_tail
 from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.schema import Event, EventLog, ObservationPayload, ToolCallPayload
 from agenttune.events.trajectory import summarize, trajectory_metrics
@@ -87,32 +86,14 @@ class WorkflowContext:
         return lambda task: self.benchmark.teacher(task, None, kind)
 
     def play(self, node: NodeConfig, tasks: list[Any]) -> tuple[list[EventLog], list[dict[str, float]]]:
-        """:func:`scored_episodes` of ``tasks`` by the node's player."""
+        """:func:`~agenttune.pipelines.stages.scored_episodes` of ``tasks`` by the node's player."""
+        from agenttune.pipelines.stages import scored_episodes
+
         logs, scores = scored_episodes(
             self.cfg, self.benchmark, self.player(node.player), tasks, node.max_turns
         )
         self.episodes += len(logs)
         return logs, scores
-
-
-def scored_episodes(cfg, benchmark, agent, tasks: list[Any], max_turns: int = 0, path: Path | None = None):
-    """Episodes of ``tasks`` played by ``agent`` (an engine, or task -> scripted engine), scored by the ``reward``
-    group, with the benchmark's per-episode scores (empty mappings for a benchmark without them). With ``path``,
-    each episode is appended there (fsynced) the moment it ends, and swapped atomically for its scored version once
-    all are scored, so a kill loses only the episodes in flight."""
-    from agenttune.pipelines.stages import play
-
-    options = {"max_turns": max_turns or None}
-    if path is None:
-        logs = benchmark.reward()(play(cfg, benchmark, agent, tasks, **options), tasks)
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        start = path.stat().st_size if path.exists() else 0
-        with EventLogWriter(path) as writer:
-            played = play(cfg, benchmark, agent, tasks, writer=writer.write, **options)
-        logs = benchmark.reward()(played, tasks)
-        rewrite_jsonl_tail(path, start, logs)
-    return logs, benchmark.episode_scores(logs, tasks) or [{} for _ in logs]
 
 
 def agent(node: NodeConfig, context: WorkflowContext, values: Mapping[str, Any]) -> NodeResult:
