@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -46,9 +47,13 @@ ScriptedAgent = Callable[[Any], Engine]  # task -> the scripted engine that play
 
 
 def policy_engine(cfg: DictConfig, model, tokenizer) -> Engine:
-    """The ``model`` group's engine around ``model``, in evaluation mode."""
+    """The ``model`` group's engine around ``model``, in evaluation mode, sampling at ``model.eval_temperature``
+    when it is set."""
     model.eval()
-    return build_engine(typed(cfg.model, ModelConfig), model, tokenizer)
+    model_cfg = typed(cfg.model, ModelConfig)
+    if model_cfg.eval_temperature is not None:
+        model_cfg = dataclasses.replace(model_cfg, temperature=model_cfg.eval_temperature)
+    return build_engine(model_cfg, model, tokenizer)
 
 
 def play(
