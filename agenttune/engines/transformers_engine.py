@@ -9,8 +9,9 @@ rather than ``model.generate``, for savings that matter in multi-turn rollouts:
 * **Each row keeps its cache across turns.** A follow-up prompt that extends what the row's cache holds (its
   prompt and sampled ids, as full-tier token tracking builds them) is fed only its new ids, in a forward pass of
   the rows being fed. Any other prompt starts the row afresh.
-* **Shared prefix.** Prompts in one batch usually open with the same system prompt and tool schemas; that prefix
-  is run once and its keys and values repeated for every row.
+* **Shared prefixes.** Prompts in one batch usually open with the same system prompt and tool schemas; a prefix
+  is run once for the rows sharing it and its keys and values repeated for each of them. A batch mixing several
+  prompts (tau2's domains, each with its own policy and tools) shares one prefix per group of rows.
 * **Finished rows leave the batch** at once, so later steps only compute rows that are still generating.
 
 The cache is one ``[rows, heads, slots, dim]`` tensor per layer, so a row's own tokens need not be contiguous:
@@ -207,22 +208,45 @@ class TransformersEngine(Engine):
         return self._forward(tokens[:, None], batch, batch.positions[:, None])
 
     def _prefill(self, prompts: list[list[int]]) -> tuple[_Batch, torch.Tensor]:
-        """Run the shared prefix once, then every row's suffix; return the batch and next-token logits."""
+        """Run each group's shared prefix once, then every row's suffix; return the batch and next-token logits.
+
+        A group's prefix keys and values are repeated for its rows and right-aligned in the cache (shorter
+        prefixes behind masked slots), so every row's suffix is fed in one pass."""
         device = self.model.device
-        shared = self._shared_prefix_length(prompts)
-        cache = DynamicCache(config=self.model.config)
-        if shared:
-            prefix = torch.tensor([prompts[0][:shared]], dtype=torch.long, device=device)
-            self.model(input_ids=prefix, cache=cache, use_cache=True, logits_to_keep=1)
-            cache.batch_repeat_interleave(len(prompts))
+        groups = self._prefix_groups(prompts)
+        width = max(length for length, _ in groups)
+        lengths = torch.zeros(len(prompts), dtype=torch.long, device=device)
+        layers: list[tuple[torch.Tensor, torch.Tensor]] = []
+        for length, members in groups:
+            if not length:
+                continue
+            prefix_cache = DynamicCache(config=self.model.config)
+            prefix = torch.tensor([prompts[members[0]][:length]], dtype=torch.long, device=device)
+            self.model(input_ids=prefix, cache=prefix_cache, use_cache=True, logits_to_keep=1)
+            if not layers:  # [rows, heads, width, dim] per layer, zeros in the slots a row does not use
+                layers = [
+                    tuple(
+                        t.new_zeros((len(prompts), t.shape[1], width, t.shape[3])) for t in (c.keys, c.values)
+                    )
+                    for c in prefix_cache.layers
+                ]
+            for (keys, values), layer in zip(layers, prefix_cache.layers, strict=True):
+                keys[members, :, width - length :] = layer.keys
+                values[members, :, width - length :] = layer.values
+            lengths[members] = length
+        cache = (
+            DynamicCache(layers, config=self.model.config)
+            if layers
+            else DynamicCache(config=self.model.config)
+        )
         rows = torch.arange(len(prompts), device=device)
         batch = _Batch(
             rows=rows,
             cache=cache,
-            attention_mask=torch.ones((len(prompts), shared), dtype=torch.long, device=device),
-            positions=torch.full((len(prompts),), shared - 1, device=device),
+            attention_mask=(torch.arange(width, device=device) >= width - lengths[:, None]).long(),
+            positions=lengths - 1,
         )
-        suffixes = [prompt[shared:] for prompt in prompts]
+        suffixes = [prompt[length:] for prompt, length in zip(prompts, lengths.tolist(), strict=True)]
         return batch, self._feed(batch, rows, suffixes, torch.zeros_like(rows, dtype=torch.bool))
 
     def _feed(
@@ -283,19 +307,30 @@ class TransformersEngine(Engine):
         layer_types = getattr(self.model.config.get_text_config(), "layer_types", None) or []
         return all(kind == "full_attention" for kind in layer_types)
 
-    def _shared_prefix_length(self, prompts: list[list[int]]) -> int:
-        """Tokens every prompt starts with, leaving each row at least one token of its own.
+    def _prefix_groups(self, prompts: list[list[int]]) -> list[tuple[int, list[int]]]:
+        """Rows grouped by a prefix they share: ``(prefix length, rows)`` for each group, every row in one group.
 
-        0 for a single prompt (nothing to share) and for models with non-attention layers (unsafe, see above).
+        Prompts are sorted, so those sharing long prefixes (one domain's system prompt and tools, one task's
+        trials) are neighbours; a row joins the group before it when it shares a prefix with the group's rows
+        and joining keeps at least half of the group's shared length. A prefix leaves each row at least one token
+        of its own. One group of length 0 for a single prompt and for models with non-attention layers (unsafe,
+        see above).
         """
         if len(prompts) == 1 or not self._attention_only():
-            return 0
-        limit = min(len(p) for p in prompts) - 1
-        first = prompts[0]
-        for length in range(limit):
-            if any(p[length] != first[length] for p in prompts):
-                return length
-        return max(limit, 0)
+            return [(0, list(range(len(prompts))))]
+        groups: list[tuple[int, list[int]]] = []
+        for index in sorted(range(len(prompts)), key=lambda i: prompts[i]):
+            prompt = prompts[index]
+            if groups:
+                length, members = groups[-1]
+                first = prompts[members[0]]
+                limit = min(len(first) - 1 if len(members) == 1 else length, len(prompt) - 1)
+                common = next((i for i in range(limit) if first[i] != prompt[i]), max(limit, 0))
+                if common > 0 and (len(members) == 1 or 2 * common >= length):
+                    groups[-1] = (common, [*members, index])
+                    continue
+            groups.append((0, [index]))
+        return groups
 
     def _forward(self, ids: torch.Tensor, batch: _Batch, positions: torch.Tensor) -> torch.Tensor:
         output = self.model(

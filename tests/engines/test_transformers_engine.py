@@ -68,7 +68,7 @@ def test_rows_without_a_shared_prefix_match_one_at_a_time(tokenizer, tiny_model)
     """Left padding only (no common first token): the rows still decode as they would alone."""
     engine = TransformersEngine(tiny_model, tokenizer, max_new_tokens=5, temperature=0.0)
     prompts = [[5, 6, 7, 8, 9], [11, 12]]
-    assert engine._shared_prefix_length(prompts) == 0
+    assert engine._prefix_groups(prompts) == [(0, [0]), (0, [1])]
     conversations = [CONVERSATIONS[0]] * 2
     together = engine.generate(conversations, prompt_ids=prompts)
     for generation, prompt in zip(together, prompts, strict=True):
@@ -78,12 +78,27 @@ def test_rows_without_a_shared_prefix_match_one_at_a_time(tokenizer, tiny_model)
 
 def test_shared_prefix_leaves_each_row_a_token_and_needs_two_rows(tokenizer, tiny_model, monkeypatch):
     engine = TransformersEngine(tiny_model, tokenizer)
-    assert engine._shared_prefix_length([[1, 2, 3, 4], [1, 2, 3, 5, 6]]) == 3
-    assert engine._shared_prefix_length([[1, 2, 3], [1, 2, 3, 4]]) == 2
-    assert engine._shared_prefix_length([[1, 2, 3]]) == 0
+    assert engine._prefix_groups([[1, 2, 3, 4], [1, 2, 3, 5, 6]]) == [(3, [0, 1])]
+    assert engine._prefix_groups([[1, 2, 3], [1, 2, 3, 4]]) == [(2, [0, 1])]
+    assert engine._prefix_groups([[1, 2, 3]]) == [(0, [0])]
     layers = tiny_model.config.num_hidden_layers
     monkeypatch.setattr(tiny_model.config, "layer_types", ["linear_attention"] * layers, raising=False)
-    assert engine._shared_prefix_length([[1, 2, 3, 4], [1, 2, 3, 5, 6]]) == 0
+    assert engine._prefix_groups([[1, 2, 3, 4], [1, 2, 3, 5, 6]]) == [(0, [0, 1])]
+
+
+def test_prompts_of_two_systems_share_a_prefix_per_group(tokenizer, tiny_model):
+    """A batch mixing two long prefixes (tau2's domains) shares each within its rows, not only their first
+    token, and every row decodes as it would alone."""
+    engine = TransformersEngine(tiny_model, tokenizer, max_new_tokens=5, temperature=0.0)
+    first, second = list(range(100, 140)), list(range(100, 102)) + list(range(300, 330))
+    prompts = [first + [7, 8], second + [9], first + [10], second + [11, 12, 13], [5, 6]]
+    assert engine._prefix_groups(prompts) == [(0, [4]), (40, [0, 2]), (32, [1, 3])]
+    conversations = [CONVERSATIONS[0]] * len(prompts)
+    together = engine.generate(conversations, prompt_ids=prompts)
+    for generation, prompt in zip(together, prompts, strict=True):
+        [single] = engine.generate(conversations[:1], prompt_ids=[prompt])
+        assert generation.completion_ids == single.completion_ids
+        assert torch.allclose(torch.tensor(generation.logprobs), torch.tensor(single.logprobs), atol=1e-4)
 
 
 class StopAfterMarker(torch.nn.Module):
