@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from agenttune.tracking.curves import plot_curves, step_series
-from agenttune.tracking.report import JobRow, load_jobs
+from agenttune.tracking.jobs import JobRow, load_jobs
 from agenttune.tracking.seeds import merge_seeds, seed_groups
 
 DELTAS = ["delta_rl/reward", "delta_rl/hit@8", "delta_rl/em", "delta_rl/f1", "delta_rl/tool_call_rate"]

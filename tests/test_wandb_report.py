@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from agenttune.config import repo_root
-from agenttune.tracking.report import _series, collect, load_jobs, varying_metrics, write_report
+from agenttune.tracking.jobs import load_jobs
+from agenttune.tracking.report import _series, collect, varying_metrics, write_report
 
 ROOT = Path(repo_root())
 GRID = [(beta, lr) for beta in ("0.1", "0.5") for lr in ("1e-05", "1e-04")]

@@ -25,55 +25,18 @@ import difflib
 import html
 import json
 import logging
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from agenttune.progress import progress
+from agenttune.tracking.jobs import TAU2_PARAMS, JobRow, is_number, load_jobs
 from agenttune.tracking.seeds import has_seed_groups, merge_seeds, seed_groups
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class JobRow:
-    job: str
-    overrides: dict[str, str]
-    status: str
-    metrics: dict[str, Any] = field(default_factory=dict)
-    config: dict[str, str] = field(default_factory=dict)  # TAU2_PARAMS values from .hydra/config.yaml
-    logged: dict[str, float] = field(default_factory=dict)  # the last value of each metric in metrics.jsonl
-    task_scores: dict[str, Any] = field(
-        default_factory=dict
-    )  # task_scores.json: phase -> task -> metric -> value
-
-    def value(self, metric: str) -> Any:
-        """``metric`` from summary.json, else its last value in metrics.jsonl (None when neither has it)."""
-        return self.metrics.get(metric, self.logged.get(metric))
-
-
 # The companions of a metric with an interval, shown in its cell rather than as columns of their own.
 INTERVAL_PARTS = ("/n", "/ci_low", "/ci_high", "/seeds")
-
-# tau2 sweep table columns: name -> config key
-TAU2_PARAMS = {"beta": "algorithm.beta", "lr": "algorithm.learning_rate", "steps": "algorithm.max_steps"}
-
-
-def config_values(folder: Path, keys: list[str]) -> dict[str, str]:
-    """Dotted ``keys`` of a job's composed config (``.hydra/config.yaml``); missing ones are left out."""
-    path = folder / ".hydra" / "config.yaml"
-    data = yaml.safe_load(path.read_text()) if path.exists() else {}
-    values = {}
-    for key in keys:
-        node: Any = data
-        for part in key.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-        if node is not None:
-            values[key] = str(node)
-    return values
 
 
 def is_tau2(rows: list[JobRow]) -> bool:
@@ -114,67 +77,6 @@ def overlaps_baseline(
     return "yes" if low <= base_high and base_low <= high else "no"
 
 
-def parse_overrides(lines: list[str]) -> dict[str, str]:
-    """``['algorithm.learning_rate=1e-5', '+experiment=smoke']`` -> ``{'algorithm.learning_rate': '1e-5', ...}``."""
-    pairs = (line.lstrip("+~").split("=", 1) for line in lines)
-    return {key: value for key, value in (p for p in pairs if len(p) == 2)}
-
-
-def last_logged(path: Path) -> dict[str, float]:
-    """The last value of every numeric metric in a metrics.jsonl ({} when there is none; a last line cut short by a
-    killed run is skipped)."""
-    values: dict[str, float] = {}
-    lines = path.read_text().splitlines() if path.exists() else []
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):
-                break
-            raise ValueError(f"{path}, line {number}: not a JSON object") from None
-        values |= {
-            key: value for key, value in record.items() if key not in ("step", "time") and is_number(value)
-        }
-    return values
-
-
-def load_jobs(sweep_dir: str | Path) -> list[JobRow]:
-    """One row per job folder that has a summary.json, ordered by job number (a ``resume=true`` job that found its
-    config already completed in a sibling folder adds none)."""
-    rows = []
-    folders = [p for p in Path(sweep_dir).iterdir() if (p / "summary.json").exists()]
-    ordered = sorted(
-        folders, key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit() else 0, p.name)
-    )
-    for folder in progress(ordered, desc="report: jobs", unit="job"):
-        summary = json.loads((folder / "summary.json").read_text())
-        if "resume/completed_run" in summary.get("metrics", {}):  # resume=true found the job done: no row
-            continue
-        overrides_file = folder / ".hydra" / "overrides.yaml"
-        overrides = (
-            parse_overrides(yaml.safe_load(overrides_file.read_text()) or [])
-            if overrides_file.exists()
-            else {}
-        )
-        config = config_values(folder, list(TAU2_PARAMS.values()))
-        scores_file = folder / "task_scores.json"
-        task_scores = json.loads(scores_file.read_text()) if scores_file.exists() else {}
-        rows.append(
-            JobRow(
-                folder.name,
-                overrides,
-                summary.get("status", "?"),
-                summary.get("metrics", {}),
-                config,
-                last_logged(folder / "metrics.jsonl"),
-                task_scores,
-            )
-        )
-    if not rows:
-        raise FileNotFoundError(f"No job folder with a summary.json under {sweep_dir}")
-    return rows
-
-
 def swept_keys(rows: list[JobRow]) -> list[str]:
     """Override keys whose value differs between jobs."""
     keys = sorted({key for row in rows for key in row.overrides})
@@ -199,10 +101,6 @@ def numeric_swept_keys(rows: list[JobRow]) -> list[str]:
 def job_name(row: JobRow, keys: list[str]) -> str:
     """The job named by its values of the override ``keys`` (those that differ between jobs)."""
     return ", ".join(f"{key}={row.overrides[key]}" for key in keys if key in row.overrides)
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def numeric_metrics(rows: list[JobRow]) -> list[str]:

@@ -17,14 +17,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agenttune.stats import seed_task_interval
-
-if TYPE_CHECKING:
-    from agenttune.tracking.report import JobRow
+from agenttune.tracking.jobs import JobRow
 
 SEED_KEY = "seed"
 

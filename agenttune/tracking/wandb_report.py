@@ -18,7 +18,8 @@ from typing import Any
 
 import yaml
 
-from agenttune.tracking.report import JobRow, config_values, numeric_swept_keys
+from agenttune.tracking.jobs import JobRow, config_values
+from agenttune.tracking.report import numeric_swept_keys
 
 WORKSPACES_EXTRA = "pip install -e '.[reports]'"
 SPEC_FILE = "wandb_report.json"
