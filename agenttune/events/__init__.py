@@ -2,8 +2,9 @@
 
 ``schema`` (types, tiers, branches) and ``validation`` (the cross-event rules), ``io`` (JSONL, Parquet,
 datasets), ``projections`` (SFT rows, DPO pairs, RL rows, evaluator input, audit records), ``adp`` and
-``adp_quality`` (Agent Data Protocol), ``verl`` (export to verl; its reward is :mod:`agenttune.rewards.verl`), ``cli``
-(``python -m agenttune.events``).
+``adp_quality`` (Agent Data Protocol), ``verl`` (export to verl; its reward is :mod:`agenttune.rewards.verl`),
+``trajectory`` (tool-use metrics) and ``arguments`` (a tool call's arguments against its JSON schema, which the
+harness checks too), ``cli`` (``python -m agenttune.events``).
 """
 
 from agenttune.events.io import (

@@ -5,7 +5,7 @@ actor other than user, env, tool, system and judge: a named agent of a multi-age
 
 * ``tool_calls``: tool calls made, plus malformed calls (parser ERROR events).
 * ``tool_argument_accuracy``: the share of those calls that name a tool the log offers (``log.tools``) with
-  arguments its JSON schema accepts (:func:`agenttune.harness.arguments.argument_problems`); a malformed call
+  arguments its JSON schema accepts (:func:`agenttune.events.arguments.argument_problems`); a malformed call
   is wrong. ``None`` when the log offers no tools (nothing to check against).
 * ``redundant_calls``: calls repeating an earlier call of the log exactly (same tool, same arguments).
 * ``loops``: maximal runs where the same block of 1 to :data:`MAX_PERIOD` consecutive calls repeats at least
@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from agenttune.events.arguments import argument_problems
 from agenttune.events.schema import Event, EventKind, EventLog
-from agenttune.harness.arguments import argument_problems
 
 NOT_AGENTS = frozenset({"user", "env", "tool", "system", "judge"})
 MAX_PERIOD = 3

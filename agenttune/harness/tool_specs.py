@@ -4,7 +4,7 @@ Benchmarks ship their tool documentation as JSON: either OpenAI's ``{"type": "fu
 the bare ``{"name", "description", "parameters"}`` object, in the dialect of the Berkeley Function Calling
 Leaderboard (BFCL), whose parameter types are Python's names (``dict``, ``float``, ``tuple``, ``any``) and whose
 docs carry a ``response`` schema. :func:`function_schema` turns either into the OpenAI shape with JSON Schema
-types, which :func:`agenttune.harness.arguments.argument_problems` checks calls against and chat templates
+types, which :func:`agenttune.events.arguments.argument_problems` checks calls against and chat templates
 render.
 """
 

@@ -38,8 +38,8 @@ from typing import Any
 
 from transformers.utils import get_json_schema
 
+from agenttune.events.arguments import argument_problems
 from agenttune.events.schema import Event, ToolCallPayload, ToolResultPayload
-from agenttune.harness.arguments import argument_problems
 
 ERROR_TYPES = ("unknown_tool", "bad_arguments", "exception", "timeout")
 

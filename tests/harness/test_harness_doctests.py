@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["agenttune.harness.arguments", "agenttune.harness.tools", "agenttune.harness.search_corpus"]
+MODULES = ["agenttune.harness.tools", "agenttune.harness.search_corpus"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,6 +1,10 @@
-"""Tool-call arguments are checked against the tool's JSON schema before the tool runs."""
+"""Tool-call arguments are checked against the tool's JSON schema (before the tool runs, and in trajectory
+metrics)."""
 
-from agenttune.harness.arguments import argument_problems
+import doctest
+
+from agenttune.events import arguments
+from agenttune.events.arguments import argument_problems
 
 PARAMETERS = {
     "type": "object",
@@ -52,3 +56,8 @@ def test_bool_is_not_a_number_and_items_and_enums_are_checked():
 def test_null_only_where_nullable():
     assert argument_problems({"query": "q", "note": None}, PARAMETERS) == []
     assert argument_problems({"query": None}, PARAMETERS) == ["'query' should be string, got NoneType None"]
+
+
+def test_docstring_examples():
+    result = doctest.testmod(arguments)
+    assert result.attempted > 0 and result.failed == 0
