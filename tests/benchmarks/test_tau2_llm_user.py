@@ -141,6 +141,11 @@ def test_pass_hat_k_matches_the_leaderboard_definition():
         methodology["tau2_bench_version"] == "26.3" and methodology["user_simulator"] == "scripted (no LLM)"
     )
     assert "4 trial(s) per task" in methodology["notes"] and "'base' split" in methodology["notes"]
+    assert "agent actions" not in methodology["notes"]  # the fake logs name no step budget
+    for log in logs:
+        log.metadata["max_steps"] = 4
+    notes = leaderboard_submission(logs, "SmolLM2-135M", "x", "base")["methodology"]["notes"]
+    assert "episodes end after 4 agent actions (tau2's runs stop after 200 orchestrator steps)" in notes
 
 
 def test_trials_repeat_each_task_and_the_evaluation_writes_pass_hat_k_and_a_submission(run_pipeline):

@@ -40,6 +40,8 @@ def domain_results(logs: Sequence[EventLog]) -> dict[str, dict[str, float]]:
 
 def protocol_notes(logs: Sequence[EventLog], user_simulator: str, split: str) -> str:
     """Trials, tasks and the ways this run differs from the leaderboard's protocol, in words."""
+    from tau2.config import DEFAULT_MAX_STEPS  # tau2's own step budget per simulation
+
     tasks: dict[str, int] = {}
     trials = []
     for (domain, _), runs in task_successes(logs).items():
@@ -55,6 +57,12 @@ def protocol_notes(logs: Sequence[EventLog], user_simulator: str, split: str) ->
     if split != LEADERBOARD_SPLIT:
         notes.append(
             f"Differs from the leaderboard: it uses the {LEADERBOARD_SPLIT!r} split of every domain."
+        )
+    budgets = sorted({log.metadata["max_steps"] for log in logs if "max_steps" in log.metadata})
+    if budgets and budgets[0] < DEFAULT_MAX_STEPS:
+        notes.append(
+            f"Differs from the leaderboard: episodes end after {' / '.join(map(str, budgets))} agent actions "
+            f"(tau2's runs stop after {DEFAULT_MAX_STEPS} orchestrator steps)."
         )
     if user_simulator.startswith("scripted"):
         notes.append(
