@@ -1,6 +1,7 @@
 """Encode the CUAD search corpus's chunks with all-MiniLM-L6-v2 into the embedding cache, once, with a progress bar.
 
     python scripts/build_embeddings.py                     # all 510 contracts, the benchmark's chunking
+    python scripts/build_embeddings.py --model all-MiniLM-L6-v2-onnx-int8 # MiniLM on ONNX Runtime, int8
     python scripts/build_embeddings.py --model all-MiniLM-L6-v2-static   # the faster static distillation
     python scripts/build_embeddings.py --max-docs 60 --batch-size 128
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from agenttune.benchmarks.cuad.corpus import cuad_chunks
 from agenttune.rag.cache import default_cache_dir
 from agenttune.rag.chroma import ChromaRetriever
-from agenttune.rag.embeddings import DEFAULT_MODEL, STATIC_MODEL, distill_static_model
+from agenttune.rag.embeddings import DEFAULT_MODEL, ONNX_MODEL, STATIC_MODEL, distill_static_model
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +33,9 @@ def main() -> None:
     parser.add_argument("--max-docs", type=int, default=None, help="contracts to encode (default: all 510)")
     parser.add_argument("--chunk-size", type=int, default=1200)
     parser.add_argument("--chunk-overlap", type=int, default=200)
-    parser.add_argument("--model", default=DEFAULT_MODEL, help=f"{DEFAULT_MODEL} or {STATIC_MODEL}")
+    parser.add_argument(
+        "--model", default=DEFAULT_MODEL, help=f"{DEFAULT_MODEL}, {ONNX_MODEL} or {STATIC_MODEL}"
+    )
     parser.add_argument("--batch-size", type=int, default=64, help="chunks per forward pass")
     parser.add_argument(
         "--cache-dir", type=Path, default=None, help="default: $AGENTTUNE_CACHE_DIR or .cache"

@@ -9,6 +9,10 @@ The faster path on CPU is ``all-MiniLM-L6-v2-static`` (:data:`STATIC_MODEL`): th
 by PCA, mean-pooled at query time), built once into ``<cache_dir>/models/`` by ``scripts/build_embeddings.py
 --model all-MiniLM-L6-v2-static``. It encodes a chunk in about a millisecond where the transformer takes about
 100 ms on 2 cores, at some cost in quality (measured in experiments/cuad_search).
+
+The fast path for the transformer itself is ``all-MiniLM-L6-v2-onnx-int8`` (:data:`ONNX_MODEL`): the same MiniLM
+exported to ONNX and int8-quantised (:mod:`agenttune.rag.onnx_encoder`, exported into the cache on first use), a
+few times faster than PyTorch on CPU with nearly the same vectors (``scripts/bench/encoders.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 STATIC_MODEL = "all-MiniLM-L6-v2-static"
+ONNX_MODEL = "all-MiniLM-L6-v2-onnx-int8"
 STATIC_PCA_DIMS = 256
 RAG_EXTRA_HINT = "install the rag extra: pip install -e '.[rag]'"
 
@@ -80,7 +85,8 @@ def load_embedder(
     model: str = DEFAULT_MODEL, device: str = "cpu", cache_dir: str | Path | None = None
 ) -> SentenceTransformer | StaticEmbedder:
     """An encoder for ``model``: the bundled MiniLM by default, its static distillation (:data:`STATIC_MODEL`,
-    which must have been built into ``cache_dir``), or a local SentenceTransformer folder.
+    which must have been built into ``cache_dir``), its int8 ONNX export (:data:`ONNX_MODEL`), or a local
+    SentenceTransformer folder.
 
     Loading is offline (``HF_HUB_OFFLINE=1``); one instance per (model, device, cache) per process.
     """
@@ -93,6 +99,11 @@ def load_embedder(
                 f"python scripts/build_embeddings.py --model {STATIC_MODEL}"
             )
         return StaticEmbedder(folder)
+    if model == ONNX_MODEL:
+        from agenttune.rag.onnx_encoder import OnnxEmbedder, export_onnx_model
+
+        source = bundled_model_path()
+        return OnnxEmbedder(export_onnx_model(source, cache_dir or default_cache_dir()), source)
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as err:

@@ -3,6 +3,11 @@
 A chunk's fused score is ``sum_i weight_i / (rrf_k + rank_i)`` over the retrievers that ranked it
 (``rank`` counts from 1), so agreement between a lexical and a dense ranking lifts a chunk above
 either ranking's stragglers.
+
+With ``rerank_top`` set, the first retriever (lexical) proposes its top N and every other retriever only reorders
+those N by its own similarity (:meth:`~agenttune.rag.chroma.ChromaRetriever.similarities`): dense reranking of the
+lexical candidates, fused with the lexical order by the same RRF. The setting is chosen on train questions by
+``scripts/bench/fusion.py``.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ class HybridRetriever(Retriever):
         weights: name -> weight of that retriever's reciprocal ranks (default 1.0 each).
         rrf_k: the RRF constant; larger values flatten the difference between ranks.
         candidates: how many hits each sub-retriever contributes before fusion.
+        rerank_top: when > 0, the first retriever's top ``rerank_top`` hits are the only candidates, reordered by
+            each other retriever's ``similarities`` before fusion.
         cache_dir: cache folder for the default sub-retrievers.
         k: default number of fused hits.
         dense_model: the default dense sub-retriever's embedding model.
@@ -61,6 +68,7 @@ class HybridRetriever(Retriever):
         cache_dir: str | Path | None = None,
         k: int = 8,
         dense_model: str = "all-MiniLM-L6-v2",
+        rerank_top: int = 0,
     ) -> None:
         super().__init__(k=k)
         if retrievers is None:
@@ -78,6 +86,7 @@ class HybridRetriever(Retriever):
         self.weights = dict(weights or {})
         self.rrf_k = rrf_k
         self.candidates = candidates
+        self.rerank_top = rerank_top
 
     def build(self, chunks: Sequence[Chunk]) -> HybridRetriever:
         for retriever in self.retrievers.values():
@@ -89,6 +98,16 @@ class HybridRetriever(Retriever):
         return sum(r.index_size_bytes() for r in self.retrievers.values())
 
     def search(self, query: str, k: int | None = None, doc_id: str | None = None) -> list[Hit]:
-        depth = max(self.candidates, k or self.k)
-        rankings = {name: r.search(query, depth, doc_id) for name, r in self.retrievers.items()}
+        if not self.rerank_top:
+            depth = max(self.candidates, k or self.k)
+            rankings = {name: r.search(query, depth, doc_id) for name, r in self.retrievers.items()}
+            return reciprocal_rank_fusion(rankings, self.weights, self.rrf_k)[: k or self.k]
+        (first, lexical), *others = self.retrievers.items()
+        found = lexical.search(query, max(self.rerank_top, k or self.k), doc_id)
+        rankings = {first: found}
+        for name, retriever in others:
+            similarity = retriever.similarities(query, [h.chunk_id for h in found])
+            rankings[name] = [
+                h for _, h in sorted(zip(similarity, found, strict=True), key=lambda sh: -sh[0])
+            ]
         return reciprocal_rank_fusion(rankings, self.weights, self.rrf_k)[: k or self.k]

@@ -8,7 +8,8 @@
 is sent as it is to each backend over the whole corpus: gold-chunk recall@k, hit@k, MRR@k, gold-span hit@k (a hit
 shares a character with a gold quote), query latency p50/p95 (ms), index build time and size. Dense and hybrid
 read their chunk embeddings from the cache (``scripts/build_embeddings.py`` fills it; missing ones are encoded) of
-``--dense-model``.
+``--dense-model``. The hybrid fuses with the setting ``scripts/bench/fusion.py`` chose on train questions
+(``--fusion``, its JSON; RRF with equal weights when the file is absent).
 
 **Agent.** The scripted teacher (:class:`~agenttune.benchmarks.cuad.teacher.RetrievalTeacher`) plays each question
 through the search harness (``search``, ``find_documents``, ``search_document``) with the default backend, under
@@ -91,6 +92,17 @@ def one_shot(retriever: Retriever, questions: list[QuestionRecord], k: int) -> d
     }
 
 
+def distinct_rounds(questions: list[QuestionRecord]) -> list[list[QuestionRecord]]:
+    """``questions`` in rounds whose texts all differ: the teacher knows a question by its text, and title-only
+    questions about contracts sharing a title read alike."""
+    rounds: dict[int, list[QuestionRecord]] = defaultdict(list)
+    seen: dict[str, int] = defaultdict(int)
+    for q in questions:
+        rounds[seen[q.question]].append(q)
+        seen[q.question] += 1
+    return list(rounds.values())
+
+
 def episodes(
     retriever: Retriever,
     catalog: DocumentCatalog,
@@ -109,9 +121,12 @@ def episodes(
         )  # fmt: skip
 
     schemas = harness().tool_schemas()
-    logs = run_episodes(ScriptedEngine(teacher), harness, ReAct(max_turns=teacher.max_calls + 1), questions)
+    played = []
+    for round_ in distinct_rounds(questions):
+        engine = ScriptedEngine(RetrievalTeacher(round_, teacher.query_styles, teacher.max_calls))
+        played += zip(run_episodes(engine, harness, ReAct(max_turns=teacher.max_calls + 1), round_), round_)
     rows = []
-    for log, q in zip(logs, questions, strict=True):
+    for log, q in played:
         record = evaluator_input(log)
         answer = extract_answer(record["final_answer"])
         text = render(tokenizer, chat_messages(log), schemas, False)
@@ -139,8 +154,14 @@ def main() -> None:
     )
     parser.add_argument(
         "--dense-model",
-        default="all-MiniLM-L6-v2",
-        help="chroma/hybrid: all-MiniLM-L6-v2 or all-MiniLM-L6-v2-static",
+        default="all-MiniLM-L6-v2-onnx-int8",
+        help="chroma/hybrid: all-MiniLM-L6-v2-onnx-int8, all-MiniLM-L6-v2 (PyTorch) or all-MiniLM-L6-v2-static",
+    )
+    parser.add_argument(
+        "--fusion",
+        type=Path,
+        default=REPO_ROOT / "outputs" / "bench" / "fusion.json",
+        help="hybrid: the fusion chosen on train questions by scripts/bench/fusion.py",
     )
     parser.add_argument(
         "--max-docs", type=int, default=None, help="contracts in the corpus (default: all 510)"
@@ -177,7 +198,8 @@ def main() -> None:
     load = [round(os.getloadavg()[0], 1)]
 
     backends, retrievers = {}, {}
-    dense = {"chroma": {"model": args.dense_model}, "hybrid": {"dense_model": args.dense_model}}
+    fusion = json.loads(args.fusion.read_text())["best"]["params"] if args.fusion.exists() else {}
+    dense = {"chroma": {"model": args.dense_model}, "hybrid": {"dense_model": args.dense_model, **fusion}}
     for backend in args.backends:
         retriever = make_retriever(backend, cache_dir=cache_dir, k=args.k, **dense.get(backend, {}))
         retriever.build(chunks)
@@ -202,6 +224,7 @@ def main() -> None:
             args.agent_backend, cache_dir=cache_dir, k=args.k
         ).build(chunks)
         catalog = DocumentCatalog(chunks)
+        agent_k = args.agent_top_k or args.k
         for snippet in args.snippet_chars:
             for style in STYLES:
                 runs = {"one-shot": RetrievalTeacher(questions[style], ("question",), max_calls=1)}
@@ -212,7 +235,7 @@ def main() -> None:
                 for name, teacher in runs.items():
                     key = f"{snippet} | {style} | {name}"
                     agent[key] = episodes(
-                        retriever, catalog, questions[style], teacher, args.k, snippet, tokenizer
+                        retriever, catalog, questions[style], teacher, agent_k, snippet, tokenizer
                     )
                     print(key, json.dumps(agent[key]))
         load.append(round(os.getloadavg()[0], 1))
@@ -273,6 +296,7 @@ def main() -> None:
             "agent_backend": args.agent_backend,
             "agent_top_k": args.agent_top_k or k,
             "dense_model": args.dense_model,
+            "hybrid_fusion": fusion,
             "hardware": f"{platform.machine()}, {os.cpu_count()} CPU cores, no GPU",
             "load_average_during": load,
         },

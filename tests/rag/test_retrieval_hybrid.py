@@ -69,3 +69,24 @@ def test_hybrid_of_bm25s_and_chroma_on_real_contracts(contracts, tmp_cache):
     assert len(results) == 5 and all(h.doc_id == contracts[0].doc_id for h in results)
     again = HybridRetriever(cache_dir=tmp_cache).build(chunks)
     assert all(r.last_build_reused for r in again.retrievers.values())
+
+
+class Similar(Fixed):
+    """A dense stand-in: similarities from a fixed table."""
+
+    def __init__(self, table):
+        super().__init__([])
+        self.table = table
+
+    def similarities(self, query, chunk_ids):
+        return [self.table[c] for c in chunk_ids]
+
+
+def test_rerank_reorders_only_the_lexical_top_n():
+    lexical = Fixed(hits("a", "b", "c", "d"))
+    dense = Similar({"a": 0.1, "b": 0.2, "c": 0.9, "d": 1.0})
+    parts = {"lex": lexical, "dense": dense}
+    hybrid = HybridRetriever(retrievers=parts, rerank_top=3, weights={"lex": 0.0}, k=3).build([])
+    assert [h.chunk_id for h in hybrid.search("q")] == ["c", "b", "a"]  # d is not a candidate
+    blended = HybridRetriever(retrievers=parts, rerank_top=3, rrf_k=1, weights={"dense": 2.0}, k=3).build([])
+    assert [h.chunk_id for h in blended.search("q")] == ["c", "a", "b"]  # 1/4 + 2/2 > 1/2 + 2/4 = 1/3 + 2/3
