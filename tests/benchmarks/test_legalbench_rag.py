@@ -125,10 +125,22 @@ def test_policy_scores_count_the_passages_shown_and_do_not_pad_beyond_them(tmp_p
     (scores, none) = benchmark.episode_scores(
         [EventLog(id="two", task_id=task.id, events=events), silent], [task]
     )
-    assert scores["maud/searches_per_question"] == 2.0 and scores["maud/passages_shown"] == len(spans) == 16
+    assert (
+        scores["maud/searches_per_question"] == 2.0
+        and scores["maud/passages_shown"] == len(spans) == 2 * harness.top_k
+    )
     expected = ranked_scores(spans, task.gold_files, task.gold_spans)
     assert {m: scores[f"maud/{m}"] for m in expected} == expected
-    for metric in ("doc", "precision", "recall"):  # beyond the 16 shown: the scores of those 16, not padded
-        assert scores[f"maud/{metric}@64"] == scores[f"maud/{metric}@32"] == scores[f"maud/{metric}@16"]
+    for metric in ("doc", "precision", "recall"):  # beyond the 8 shown: the scores of those 8, not padded
+        assert scores[f"maud/{metric}@64"] == scores[f"maud/{metric}@16"] == scores[f"maud/{metric}@8"]
     assert none["maud/passages_shown"] == 0.0 and none["maud/recall@64"] == none["maud/precision@64"] == 0.0
     assert none["maud/retriever_doc@64"] == scores["maud/retriever_doc@64"]
+
+
+def test_the_transfer_evaluation_gives_the_policy_the_harness_it_was_trained_in(tmp_path):
+    from tests.conftest import compose_config
+
+    fields = ("tools", "top_k", "snippet_chars", "max_steps")
+    trained = compose_config(["+experiment=cuad_grpo"], tmp_path).harness
+    transfer = compose_config(["+experiment=legalbench_rag_transfer"], tmp_path).harness
+    assert {f: transfer[f] for f in fields} == {f: trained[f] for f in fields}
