@@ -3,10 +3,11 @@
     python scripts/grpo_study.py curves <multirun or run folder>   # curves.png + curves.json, delta_rl per seed
     python scripts/grpo_study.py select <LR sweep folder>          # the learning rate the selection rule picks
 
-curves: per-step reward mean/std, KL, entropy, tool calls per episode and loss of every job (labelled by its seed
-and swept values), side by side in <folder>/curves.png (the values in curves.json); then each job's paired
-delta_rl (after GRPO minus the warm start on the same held-out questions, 95% bootstrap interval over questions)
-and, for jobs that differ only by seed, the mean over seeds with the two-way interval over seeds and questions.
+curves: per-step reward mean/std, KL, entropy, tool calls per episode and loss of every completed job (labelled by
+its seed and swept values; a job resumed after a kill with the killed run's steps first), side by side in
+<folder>/curves.png (the values in curves.json); then each job's paired delta_rl (after GRPO minus the warm start
+on the same held-out questions, 95% bootstrap interval over questions) and, for jobs that differ only by seed,
+the mean over seeds with the two-way interval over seeds and questions.
 
 select: the rate whose job has the highest mean delta_rl/reward on the sweep's validation questions; among rates
 within --tolerance of it, the lowest (the smaller step that does as well).
@@ -17,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from agenttune.tracking.curves import plot_curves, step_series
+from agenttune.tracking.curves import plot_curves, resumed_series
 from agenttune.tracking.jobs import JobRow, load_jobs
 from agenttune.tracking.seeds import merge_seeds, seed_groups
 
@@ -45,8 +46,10 @@ def interval(values: dict, metric: str) -> str:
 
 
 def curves(folder: Path) -> None:
-    found = jobs(folder)
-    series = {label(row): step_series(path) for path, row in found}
+    found = [(path, row) for path, row in jobs(folder) if row.status == "completed"]
+    if not found:
+        raise SystemExit(f"error: no completed job under {folder}")
+    series = {label(row): resumed_series(path, row.metrics.get("train/resumed_from")) for path, row in found}
     png = plot_curves(series, folder / "curves.png", title=str(folder))
     (folder / "curves.json").write_text(json.dumps(series, indent=1))
     print(f"wrote {png} and {folder / 'curves.json'}")

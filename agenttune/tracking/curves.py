@@ -3,7 +3,8 @@
 :data:`CURVES` are what GRPO's steps log: TRL's GRPOTrainer logs the reward's mean and standard deviation over
 the step's episodes, the policy's entropy, the loss, and the KL to the reference policy (only when
 ``algorithm.beta > 0``); the episode rollouts add the mean tool calls per episode (``episodes/tool_calls``) and
-each reward component (``reward/<name>``). A run resumed from a checkpoint logs only the steps after it.
+each reward component (``reward/<name>``). A run resumed from a checkpoint logs only the steps after it;
+:func:`resumed_series` puts the killed run's steps before them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,20 @@ CURVES = {
 }
 
 Series = dict[str, list[tuple[int, float]]]  # metric -> (step, value), in step order
+
+
+def resumed_series(run_dir: str | Path, resumed_from: str | None) -> Series:
+    """:func:`step_series` of a run that continued (``train/resumed_from`` in its summary) from a checkpoint of an
+    earlier, killed run: that run's steps up to the checkpoint, then this run's."""
+    series = step_series(run_dir)
+    if not resumed_from:
+        return series
+    checkpoint = Path(resumed_from)
+    start = int(checkpoint.name.rsplit("-", 1)[-1])
+    earlier = step_series(checkpoint.parent.parent)
+    return {
+        m: [p for p in earlier[m] if p[0] <= start] + [p for p in series[m] if p[0] > start] for m in series
+    }
 
 
 def step_series(run_dir: str | Path, metrics: Sequence[str] = tuple(CURVES)) -> Series:

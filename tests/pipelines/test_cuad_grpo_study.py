@@ -11,7 +11,7 @@ import pytest
 
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.config import repo_root
-from agenttune.tracking.curves import CURVES
+from agenttune.tracking.curves import CURVES, resumed_series
 from tests.conftest import compose_config
 
 SCRIPT = f"{repo_root()}/scripts/grpo_study.py"
@@ -95,3 +95,16 @@ def test_select_picks_the_lowest_rate_within_tolerance_of_the_best(tmp_path):
 
     assert pick() == "5e-06"  # 0.045 is within 0.01 of the best 0.050, and the smaller step
     assert pick("--tolerance", "0.001") == "2e-05"
+
+
+def test_a_resumed_run_curves_start_with_the_killed_runs_steps(tmp_path):
+    def logged(folder, steps):
+        folder.mkdir()
+        lines = [json.dumps({"step": s, "time": 1.0, "train/reward": s / 10}) for s in steps]
+        (folder / "metrics.jsonl").write_text("\n".join([*lines, '{"step": 9, "train/rew']))  # cut short
+
+    logged(tmp_path / "killed", [1, 2, 3])  # killed after step 3, its newest checkpoint at step 2
+    logged(tmp_path / "resumed", [3, 4])
+    series = resumed_series(tmp_path / "resumed", str(tmp_path / "killed" / "checkpoints" / "checkpoint-2"))
+    assert series["train/reward"] == [(1, 0.1), (2, 0.2), (3, 0.3), (4, 0.4)]
+    assert series["train/kl"] == []
