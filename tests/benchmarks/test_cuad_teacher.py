@@ -10,6 +10,7 @@ import pytest
 from agenttune.agents.episode import run_episodes
 from agenttune.agents.strategies import ReAct
 from agenttune.benchmarks.cuad import teacher
+from agenttune.benchmarks.cuad.categories import DATE_CATEGORIES, QUESTIONS
 from agenttune.benchmarks.cuad.teacher import RetrievalTeacher, check_trajectory
 from agenttune.config import HarnessConfig
 from agenttune.engines.scripted import ScriptedEngine
@@ -35,6 +36,7 @@ QUESTION = QuestionRecord(
     gold_spans=[["supply", 1024 + CONTRACT.index(CLAUSE), 1024 + CONTRACT.index(CLAUSE) + len(CLAUSE)]],
     meta={"contract": "the Supply Agreement between Acme and Beta"},
 )
+LAW_WORDING = teacher.CLAUSE_WORDING["Governing Law"]
 CATALOG = DocumentCatalog(
     [
         Chunk("other#0", "other", 0, 9, "Rent is due.", "Supply Agreement (Omega Inc; Zeta Ltd)"),
@@ -86,7 +88,7 @@ def test_on_a_miss_it_finds_the_contract_then_searches_inside_it(tokenizer):
     assert calls == [
         ("search", {"query": QUESTION.question}),
         ("find_documents", {"name": "Supply Agreement between Acme and Beta"}),
-        ("search_document", {"doc_id": "supply", "query": "state's law governs"}),
+        ("search_document", {"doc_id": "supply", "query": LAW_WORDING}),
     ]
     assert final_answer(log) == f"<answer>{QUESTION.answer}</answer>"
     assert check_trajectory(log, QUESTION) == ""
@@ -98,11 +100,54 @@ def test_it_reformulates_in_the_contract_then_tries_the_next_and_respects_its_bu
     log = teacher_episode(tokenizer, elsewhere, retriever, max_steps=6)
     calls = [(e.payload.name, e.payload.arguments) for e in log.events if e.kind == EventKind.TOOL_CALL]
     assert [name for name, _ in calls] == ["search", "find_documents", *["search_document"] * 3]
-    assert [args.get("query") for _, args in calls[2:4]] == ["state's law governs", "governing law"]
+    assert [args.get("query") for _, args in calls[2:]] == [LAW_WORDING, "state's law governs", LAW_WORDING]
     assert [args["doc_id"] for _, args in calls[2:]] == ["supply", "supply", "other"]
     short = teacher_episode(tokenizer, elsewhere, Contracts(), max_steps=3)
     calls = [(e.payload.name, e.payload.arguments) for e in short.events if e.kind == EventKind.TOOL_CALL]
-    assert calls[1] == ("search", {"query": "Supply Agreement between Acme and Beta governing law"})
+    assert calls[1] == ("search", {"query": f"Supply Agreement between Acme and Beta {LAW_WORDING}"})
+
+
+def test_a_title_alone_is_searched_once_in_each_contract_listed(tokenizer):
+    title_only = replace(
+        QUESTION,
+        question="Which state's or country's law governs the Supply Agreement?",
+        gold_spans=[["fourth", 0, 10]],
+        meta={"contract": "the Supply Agreement"},
+    )
+    log = teacher_episode(tokenizer, title_only, Contracts(), max_steps=6)
+    calls = [(e.payload.name, e.payload.arguments) for e in log.events if e.kind == EventKind.TOOL_CALL]
+    assert calls[1] == ("find_documents", {"name": "Supply Agreement"})
+    assert sorted(args["doc_id"] for _, args in calls[2:]) == ["other", "supply"]  # both listed, once each
+    assert {args["query"] for _, args in calls[2:]} == {LAW_WORDING}
+    assert len(calls) == 4  # nothing else listed: it answers within its budget of 5
+
+
+def test_a_contract_named_by_its_file_is_searched_without_looking_it_up(tokenizer):
+    filed = replace(
+        QUESTION,
+        question="Who are the parties that signed the Supply Agreement filed as supply?",
+        category="Parties",
+        gold_spans=[["fourth", 0, 10]],
+        meta={"contract": "the Supply Agreement filed as supply"},
+    )
+    log = teacher_episode(tokenizer, filed, Contracts(), max_steps=6)
+    calls = [(e.payload.name, e.payload.arguments) for e in log.events if e.kind == EventKind.TOOL_CALL]
+    assert [name for name, _ in calls] == ["search", "search_document", "search_document"]
+    assert [args["doc_id"] for _, args in calls[1:]] == ["supply", "supply"]
+    assert calls[1][1]["query"] == teacher.CLAUSE_WORDING["Parties"]
+
+
+def test_every_category_asked_about_has_its_typical_wording():
+    asked = set(QUESTIONS) - set(DATE_CATEGORIES)
+    assert set(teacher.CLAUSE_WORDING) == asked
+    unknown = replace(QUESTION, category="Force Majeure")
+    assert teacher.clause_wording(unknown) == "force majeure"  # the category's name as words
+
+
+def test_questions_that_read_alike_need_teachers_of_their_own():
+    twin = replace(QUESTION, id="q-law-2", doc_ids=["other"])
+    with pytest.raises(ValueError, match="more than one question reads"):
+        RetrievalTeacher([QUESTION, twin])
 
 
 def test_keyword_queries_drop_stopwords(tokenizer):

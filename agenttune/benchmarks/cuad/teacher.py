@@ -6,17 +6,22 @@ answer with what its searches showed. It searches in steps, as a person would (:
 
 1. ``search`` the whole collection with the question itself or its content words (one style per question, fixed
    by a hash of its id, so that a student distilled from it has more than one way to search);
-2. when no result shows the clause: ``find_documents`` with the contract's name as the question gives it;
-3. ``search_document`` in the first contract listed, with the question's words less the name, then reformulated
-   as the clause category's name; then the next contracts listed, one search each.
+2. when no result shows the clause, find the contract: ``find_documents`` with its name as the question gives
+   it (a question naming the contract's file, "filed as <doc_id>", goes straight to that document);
+3. ``search_document`` in the contract with the clause's typical wording (:data:`CLAUSE_WORDING`: "governed by
+   and construed in accordance with the laws of the State", not the question's "which law governs"). When the
+   question names the parties (one contract fits), that contract is searched again with the question's own
+   words; when it names a title alone (many contracts share one), the next contracts listed are searched
+   instead, one search each.
 
 With a budget of two calls (or without the document tools) the second call searches the whole corpus again, for
-the contract's name and the category's name.
+the contract's name and the clause's typical wording.
 
 It stops at the first result that shows gold evidence (a passage overlapping a gold quote, read from the
 result's ``chars`` ranges) or when its call budget is spent, and answers with the gold quote when a shown passage
-holds it whole, else with the sentence of all shown passages that has the highest token F1 with the gold answer. It sees exactly what a student sees (the same harness), so a
-kept trajectory is one a student could imitate. Checks (:func:`check_trajectory`):
+holds it whole, else with the sentence of all shown passages that has the highest token F1 with the gold
+answer. It sees exactly what a student sees (the same harness), so a kept trajectory is one a student could
+imitate. Checks (:func:`check_trajectory`):
 
 - schema: no ERROR event, at least one well-formed tool call and a final answer;
 - grounding: the answer occurs verbatim in a tool result the episode was shown;
@@ -41,6 +46,64 @@ HIT_HEADER = re.compile(r"^\[\d+\] doc_id: (.*?) \| chars (\d+)-(\d+)$", re.MULT
 LISTED_DOC = re.compile(r"^\[\d+\] doc_id: (.*?)(?: \| .*)?$", re.MULTILINE)
 SENTENCE_END = re.compile(r"(?<=[.;:])\s+|\n\s*\n")
 QUERY_STYLES = ("question", "keywords")
+FILED_AS = re.compile(r"\bfiled as (\S.*)$")  # a question naming the contract by its file: its doc_id
+# How a clause of each CUAD category is typically worded (common contract drafting, written for the teacher's
+# reformulations; the category's name alone often misses the clause: "Parties", "Rofr/Rofo/Rofn").
+CLAUSE_WORDING = {
+    "Document Name": "agreement",
+    "Parties": "agreement made and entered into by and between corporation",
+    "Expiration Date": "initial term shall commence and continue in effect until expire years",
+    "Renewal Term": "automatically renew for successive renewal terms of one year",
+    "Notice Period To Terminate Renewal": (
+        "renew unless either party gives written notice of non-renewal days prior to the end of the term"
+    ),
+    "Governing Law": "governed by and construed in accordance with the laws of the State",
+    "Most Favored Nation": "terms no less favorable than those offered to any other customer",
+    "Competitive Restriction Exception": (
+        "notwithstanding the foregoing nothing shall prevent restriction shall not apply"
+    ),
+    "Non-Compete": "shall not directly or indirectly engage in any competing business",
+    "Exclusivity": "exclusive right sole and exclusive shall not appoint any other",
+    "No-Solicit Of Customers": "shall not solicit or induce any customer",
+    "No-Solicit Of Employees": "shall not solicit or hire any employee of the other party",
+    "Non-Disparagement": "shall not make any disparaging statements disparage",
+    "Termination For Convenience": (
+        "may terminate this agreement at any time for any reason upon days prior written notice"
+    ),
+    "Rofr/Rofo/Rofn": "right of first refusal first offer first negotiation",
+    "Change Of Control": (
+        "change of control merger acquisition sale of all or substantially all of its assets"
+    ),
+    "Anti-Assignment": (
+        "shall not assign or transfer this agreement without the prior written consent of the other party"
+    ),
+    "Revenue/Profit Sharing": "royalty percentage of net sales revenue profits",
+    "Price Restrictions": "prices shall not increase price",
+    "Minimum Commitment": "minimum purchase quantity order annual minimum",
+    "Volume Restriction": "exceed maximum volume additional fee",
+    "Ip Ownership Assignment": (
+        "shall be the sole and exclusive property hereby assigns all right title and interest"
+    ),
+    "Joint Ip Ownership": "jointly owned joint ownership of intellectual property",
+    "License Grant": "hereby grants a non-exclusive license to use",
+    "Non-Transferable License": "non-transferable non-sublicensable license",
+    "Affiliate License-Licensor": "licensor and its affiliates grant license",
+    "Affiliate License-Licensee": "license to licensee and its affiliates",
+    "Unlimited/All-You-Can-Eat-License": "unlimited enterprise-wide license any number of users",
+    "Irrevocable Or Perpetual License": "perpetual irrevocable license",
+    "Source Code Escrow": "source code escrow agent deposit",
+    "Post-Termination Services": "upon termination or expiration shall survive",
+    "Audit Rights": "audit inspect books and records during normal business hours",
+    "Uncapped Liability": (
+        "limitation of liability shall not apply to gross negligence willful misconduct indemnification"
+    ),
+    "Cap On Liability": "in no event shall liability exceed the amounts paid limitation of liability",
+    "Liquidated Damages": "liquidated damages termination fee",
+    "Warranty Duration": "warrants for a period of months from the date of delivery warranty period",
+    "Insurance": "shall maintain insurance coverage liability insurance policy",
+    "Covenant Not To Sue": "shall not contest or challenge the validity",
+    "Third Party Beneficiary": "no third party beneficiaries",
+}
 
 
 def teacher_query(question: QuestionRecord, styles: Sequence[str] = QUERY_STYLES) -> str:
@@ -83,6 +146,18 @@ def passages(results: Sequence[str]) -> list[tuple[str, int, int, str]]:
     return found
 
 
+def clause_wording(question: QuestionRecord) -> str:
+    """How a clause of the question's category is typically worded (:data:`CLAUSE_WORDING`), else the category's
+    name as words.
+
+    >>> q = QuestionRecord("q1", "Which law governs the lease?", "", [], [], [], 1, "Governing Law")
+    >>> clause_wording(q)
+    'governed by and construed in accordance with the laws of the State'
+    """
+    category = question.category
+    return CLAUSE_WORDING.get(category) or " ".join(content_word_list(category.replace("-", " "))) or category
+
+
 def search_plan(
     question: QuestionRecord,
     listed: Sequence[str],
@@ -90,19 +165,31 @@ def search_plan(
     styles: Sequence[str] = QUERY_STYLES,
     max_calls: int = 5,
 ) -> list[tuple[str, dict[str, str]]]:
-    """The teacher's calls in order, ``(tool, arguments)``, given the contracts ``find_documents`` listed. Without
-    the document tools, a question naming no contract or a budget under 3 calls (too few to find a contract and
-    search it), a miss is searched again over the whole corpus, reformulated as the category's name."""
+    """The teacher's calls in order, ``(tool, arguments)``, given the contracts ``find_documents`` listed.
+
+    A question naming the contract's file goes straight to it; one naming a title is looked up with
+    ``find_documents``. In a contract the teacher searches the clause's typical wording
+    (:func:`clause_wording`); when the question also names the parties (one contract matches), it searches that
+    contract again with the question's own words, else it moves on to the next contract listed (a title alone
+    is shared by many contracts). Without the document tools, a question naming no contract or a budget under 3
+    calls (too few to find a contract and search it), a miss is searched again over the whole corpus for the
+    contract's name and the clause's wording."""
     plan = [("search", {"query": teacher_query(question, styles)})]
     name = question.meta.get("contract", "").removeprefix("the ")
-    reformulated = " ".join(content_word_list(question.category.replace("-", " "))) or question.category
+    wording = clause_wording(question)
     if not name or max_calls < 3 or not {"find_documents", "search_document"} <= set(tools):
-        return plan + [("search", {"query": f"{name} {reformulated}".strip()})]
-    plan.append(("find_documents", {"name": name}))
-    for rank, doc_id in enumerate(listed):
-        plan.append(("search_document", {"doc_id": doc_id, "query": clause_query(question)}))
-        if rank == 0:
-            plan.append(("search_document", {"doc_id": doc_id, "query": reformulated}))
+        return plan + [("search", {"query": f"{name} {wording}".strip()})]
+    filed = FILED_AS.search(name)
+    if filed:
+        candidates = [filed.group(1)]
+    else:
+        plan.append(("find_documents", {"name": name}))
+        candidates = list(listed)
+    one_contract = bool(filed) or " between " in name
+    for rank, doc_id in enumerate(candidates):
+        plan.append(("search_document", {"doc_id": doc_id, "query": wording}))
+        if rank == 0 and one_contract:
+            plan.append(("search_document", {"doc_id": doc_id, "query": clause_query(question)}))
     return plan
 
 
@@ -132,6 +219,12 @@ class RetrievalTeacher:
         max_calls: int = 5,
     ) -> None:
         self.questions = {q.question: q for q in questions}
+        if len(self.questions) < len(questions):
+            same = next(q.question for q in questions if self.questions[q.question] is not q)
+            raise ValueError(
+                f"the teacher knows a question by its text, and more than one question reads {same!r}; "
+                "give each its own teacher (or play them in rounds of distinct texts)"
+            )
         self.query_styles = query_styles
         self.max_calls = max_calls
 
