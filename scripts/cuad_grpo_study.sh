@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The GRPO study of issue 13 (conf/experiment/cuad_grpo_study.yaml; experiments/cuad_search, "The GRPO study"), run
+# unattended: the learning-rate sweep on 64 validation questions, the rate its rule selects, then 3 seeds on the 128
+# held-out questions, then the curves and the report. Resumable: run it again after a kill and every job continues
+# (resume=true: a completed job is skipped, a killed one continues from its newest GRPO checkpoint, which the study
+# saves every 4 steps; the warm start is trained by the first job and cached for all the others).
+#   scripts/cuad_grpo_study.sh                         # the whole study
+#   SEEDS=0 scripts/cuad_grpo_study.sh                 # one seed at a time (then SEEDS=1, SEEDS=2: same folder)
+#   scripts/cuad_grpo_study.sh logger=none             # extra overrides go to every job
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-.venv/bin/python}
+SEEDS=${SEEDS:-0,1,2}
+study=outputs/cuad_grpo_study/multiruns
+
+"$PYTHON" train.py +experiment=cuad_grpo_study +sweep=cuad_grpo_lr "$@"
+lr=$("$PYTHON" scripts/grpo_study.py select "$study/lr_sweep")
+echo "learning rate selected on the validation slice: $lr"
+"$PYTHON" train.py -m +experiment=cuad_grpo_study algorithm.learning_rate="$lr" seed="$SEEDS" "$@"
+"$PYTHON" scripts/grpo_study.py curves "$study/seeds_lr$lr"
+"$PYTHON" scripts/report.py "$study/seeds_lr$lr" --metrics \
+  eval_before/reward eval_warm/reward eval_after/reward delta_rl/reward \
+  eval_warm/hit@8 eval_after/hit@8 delta_rl/hit@8 delta_rl/em delta_rl/f1 delta_rl/tool_call_rate
