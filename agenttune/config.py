@@ -141,7 +141,7 @@ class BenchmarkConfig:
     split: str = "validation"
     num_train: int = 8
     num_eval: int = 8
-    # cuad: eval questions start after this many of the split (a validation slice apart from the held-out one)
+    # cuad: eval questions after this many of the split, on other contracts (a slice apart from the held-out one)
     eval_offset: int = 0
     seed: int = 0
     domain: str = ""  # tau2 domain

@@ -1,7 +1,8 @@
 """``benchmark=cuad_search``: clause questions over CUAD contracts, answered by searching them.
 
-Train and eval questions come from CUAD's clause annotations (``benchmark.num_train``, ``benchmark.num_eval``; the
-eval questions start ``benchmark.eval_offset`` questions into the validation split),
+Train and eval questions come from CUAD's clause annotations (``benchmark.num_train``, ``benchmark.num_eval``; with
+``benchmark.eval_offset`` the eval questions are later validation questions on contracts the first
+``eval_offset`` do not touch: a validation slice apart from the held-out one),
 naming their contract by title and parties or by title alone (``benchmark.question_style``); with
 ``benchmark.question_set=multi_hop`` the eval questions are the synthesised multi-hop ones (metrics per hop count).
 The retriever indexes all 510 contracts (``benchmark.max_docs`` caps the corpus for small runs: the contracts the
@@ -51,26 +52,34 @@ class CuadSearch(Benchmark):
         """Each split's questions; the train split as many as the run asks for (a warm start may distil more
         questions than RL trains on), so one index serves the whole run and a resumed run searches the same one."""
         bench, warm_start = self.cfg.benchmark, self.cfg.warm_start
-        if bench.eval_offset < 0:
-            raise ValueError(f"benchmark.eval_offset must be >= 0, got {bench.eval_offset}")
-        limits = {
-            "train": max(bench.num_train, warm_start.num_questions if warm_start.enabled else 0),
-            "eval": bench.eval_offset + bench.num_eval,
-        }
-        offsets = {"train": 0, "eval": bench.eval_offset}
         kinds = {"train": "single_hop", "eval": bench.question_set}
-        return {
-            split: cuad_questions(
+
+        def load(split: str, limit: int | None) -> list[QuestionRecord]:
+            return cuad_questions(
                 kinds[split],
                 CUAD_SPLITS[split],
-                limit=limits[split],
+                limit=limit,
                 seed=bench.seed,
                 chunk_size=bench.chunk_size,
                 chunk_overlap=bench.chunk_overlap,
                 style=bench.question_style,
-            )[offsets[split] :]
-            for split in limits
-        }
+            )
+
+        train = load("train", max(bench.num_train, warm_start.num_questions if warm_start.enabled else 0))
+        if bench.eval_offset < 0:
+            raise ValueError(f"benchmark.eval_offset must be >= 0, got {bench.eval_offset}")
+        if not bench.eval_offset:
+            return {"train": train, "eval": load("eval", bench.num_eval)}
+        # a slice apart from the first eval_offset questions: later ones whose contracts none of those hold
+        every = load("eval", None)
+        held_out = {doc for question in every[: bench.eval_offset] for doc in question.doc_ids}
+        rest = [q for q in every[bench.eval_offset :] if held_out.isdisjoint(q.doc_ids)]
+        if len(rest) < bench.num_eval:
+            raise ValueError(
+                f"benchmark.eval_offset={bench.eval_offset} leaves {len(rest)} eval questions on other contracts; "
+                f"benchmark.num_eval={bench.num_eval} asks for more"
+            )
+        return {"train": train, "eval": rest[: bench.num_eval] if bench.num_eval else rest}
 
     @functools.cached_property
     def _chunks(self):
