@@ -1,3 +1,6 @@
+import importlib.util
+from pathlib import Path
+
 import pytest
 
 from agenttune.rag.chunking import Chunk, chunk_documents
@@ -90,3 +93,24 @@ def test_rerank_reorders_only_the_lexical_top_n():
     assert [h.chunk_id for h in hybrid.search("q")] == ["c", "b", "a"]  # d is not a candidate
     blended = HybridRetriever(retrievers=parts, rerank_top=3, rrf_k=1, weights={"dense": 2.0}, k=3).build([])
     assert [h.chunk_id for h in blended.search("q")] == ["c", "a", "b"]  # 1/4 + 2/2 > 1/2 + 2/4 = 1/3 + 2/3
+
+
+def test_the_fusion_bench_fuses_as_the_hybrid_retriever_does():
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "fusion.py"
+    spec = importlib.util.spec_from_file_location("fusion_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    lexical, dense_ranking = hits("a", "b", "c", "d"), hits("d", "c", "e")
+    table = {"a": 0.1, "b": 0.2, "c": 0.9, "d": 1.0}
+    by_cosine = sorted(lexical, key=lambda h: -table[h.chunk_id])
+    for params in (
+        {"weights": {"chroma": 0.5}, "rrf_k": 5},
+        {"weights": {"chroma": 2.0}, "rrf_k": 5, "rerank_top": 3},
+    ):
+        dense = Similar(table)
+        dense.ranking = dense_ranking
+        hybrid = HybridRetriever(retrievers={"bm25s": Fixed(lexical), "chroma": dense}, k=3, **params).build(
+            []
+        )
+        expected = [h.chunk_id for h in hybrid.search("q")]
+        assert bench.fuse(lexical, dense_ranking, by_cosine, **params)[:3] == expected
