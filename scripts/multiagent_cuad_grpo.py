@@ -37,9 +37,9 @@ from agenttune.multiagent.graph import (  # noqa: E402
     round_robin,
     trajectory_scores,
 )
-from agenttune.pipelines.common import load_policy, typed  # noqa: E402
 from agenttune.rewards.answer import token_f1  # noqa: E402
 from agenttune.rewards.judge import LLMJudge  # noqa: E402
+from agenttune.stages.policy import load_policy, typed  # noqa: E402
 from agenttune.training import TrainingData, algorithm_config, build_trainer, train  # noqa: E402
 from agenttune.training.rollouts import EpisodeRollouts, engine_sampling  # noqa: E402
 

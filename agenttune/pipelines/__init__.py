@@ -4,7 +4,7 @@ Each pipeline is a function ``run(cfg, run: RunContext) -> None`` in its own mod
 Every one takes any benchmark (``benchmark=``, :mod:`agenttune.benchmarks.base`): ``evaluate`` (one evaluation
 phase), ``rl`` (evaluate, warm start, on-policy training, evaluate), ``distill`` (teacher -> filter -> SFT),
 ``self_evolve`` (ToolGraph + divergence-point DPO, for benchmarks that describe their domains) and
-``train_on_logs`` (recorded trajectories). Their building blocks are in :mod:`agenttune.pipelines.stages`.
+``train_on_logs`` (recorded trajectories). Their building blocks are in :mod:`agenttune.stages`.
 """
 
 from __future__ import annotations

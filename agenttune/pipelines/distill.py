@@ -15,8 +15,8 @@ from __future__ import annotations
 from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
-from agenttune.pipelines.common import load_policy, resume_checkpoint
-from agenttune.pipelines.stages import distill_teacher, evaluate, paired_comparison, policy_engine
+from agenttune.stages.phases import distill_teacher, evaluate, paired_comparison, policy_engine
+from agenttune.stages.policy import load_policy, resume_checkpoint
 from agenttune.tracking.run import RunContext
 from agenttune.training import algorithm_info
 

@@ -20,8 +20,8 @@ from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.events import read_jsonl
-from agenttune.pipelines.common import load_policy
-from agenttune.pipelines.stages import evaluate, policy_engine, toolgraph_controllers
+from agenttune.stages.phases import evaluate, policy_engine, toolgraph_controllers
+from agenttune.stages.policy import load_policy
 from agenttune.tracking.run import RunContext
 
 log = logging.getLogger(__name__)

@@ -22,9 +22,9 @@ from __future__ import annotations
 from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
-from agenttune.pipelines.common import load_policy, resume_checkpoint
-from agenttune.pipelines.stages import evaluate, paired_comparison, policy_engine, train_on_policy
 from agenttune.pipelines.warm_start import warm_start
+from agenttune.stages.phases import evaluate, paired_comparison, policy_engine, train_on_policy
+from agenttune.stages.policy import load_policy, resume_checkpoint
 from agenttune.tracking.run import RunContext
 
 

@@ -5,7 +5,7 @@ divergence-point DPO -> selection -> evaluation of baseline, ToolGraph and ToolG
 1. Collect trajectories on each domain's train tasks (``benchmark.num_train`` > 0 per domain) with the domain's
    collection agents. On CPU no LLM is needed: for tau2, successes come from the oracle and failures from the
    perturbed oracles (scripted engines through the one episode loop). With a GPU or an endpoint the policy's own
-   rollouts can take their place (:func:`agenttune.pipelines.stages.episodes` takes any engine).
+   rollouts can take their place (:func:`agenttune.stages.phases.episodes` takes any engine).
 2. Failure attribution counts -> ``selfevolve/attributed_<category>``.
 3. One ToolGraph per domain from the domain's tools and rules, its weights fitted on the successful trajectories.
 4. Divergence-point DPO pairs with the ToolGraph planning prompt, rendered as the policy is sent its conversation
@@ -40,11 +40,11 @@ from agenttune.benchmarks.base import Benchmark, Domain, load_benchmark
 from agenttune.config import ModelConfig
 from agenttune.engines.templates import encode, render
 from agenttune.events.schema import EventLog
-from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy, typed
-from agenttune.pipelines.stages import episodes, policy_engine, toolgraph_controllers
 from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
 from agenttune.selfevolve.controller import ToolGraphController
 from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
+from agenttune.stages.phases import episodes, policy_engine, toolgraph_controllers
+from agenttune.stages.policy import load_policy, resume_checkpoint, train_policy, typed
 from agenttune.stats import paired_deltas, task_means, with_intervals
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData

@@ -20,10 +20,10 @@ from functools import partial
 from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
-from agenttune.pipelines.stages import scored_episodes
 from agenttune.selfheal.daemon import Daemon
 from agenttune.selfheal.detect import detect_failures, read_episodes
 from agenttune.selfheal.heal import Healer
+from agenttune.stages.phases import scored_episodes
 from agenttune.tracking.run import RunContext
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,7 @@
 
 ``benchmark=adp_samples`` imports Agent Data Protocol sample files from the data folder as EventLogs (written to
 ``eventlogs/train_source.jsonl``). Algorithms that learn from recorded data (sft, dpo, bco, kto) train on the
-projection they read (:mod:`agenttune.pipelines.log_datasets`); on-policy ones (grpo, rloo, ppo) rewrite the
+projection they read (:mod:`agenttune.training.log_datasets`); on-policy ones (grpo, rloo, ppo) rewrite the
 recorded assistant turns through the episode loop, every rollout in ``eventlogs/train/``. The policy trains for
 ``algorithm.max_steps`` steps; ``train/params_changed_share`` says how many parameter tensors moved.
 """
@@ -13,11 +13,11 @@ from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.events import write_jsonl
-from agenttune.pipelines.common import load_policy, resume_checkpoint, train_policy
-from agenttune.pipelines.log_datasets import training_data
-from agenttune.pipelines.stages import train_on_policy
+from agenttune.stages.phases import train_on_policy
+from agenttune.stages.policy import load_policy, resume_checkpoint, train_policy
 from agenttune.tracking.run import RunContext
 from agenttune.training import algorithm_info
+from agenttune.training.log_datasets import training_data
 
 
 def run(cfg: DictConfig, run: RunContext) -> None:

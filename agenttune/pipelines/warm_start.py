@@ -22,8 +22,8 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from agenttune.benchmarks.base import Benchmark
-from agenttune.pipelines.common import load_policy
-from agenttune.pipelines.stages import distill_teacher
+from agenttune.stages.phases import distill_teacher
+from agenttune.stages.policy import load_policy
 from agenttune.tracking.run import RunContext
 from agenttune.training import algorithm_config
 

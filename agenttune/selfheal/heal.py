@@ -28,10 +28,10 @@ from omegaconf import DictConfig
 from agenttune.agents.episode import task_id
 from agenttune.events.io import write_jsonl
 from agenttune.events.schema import Event, EventLog, RewardPayload, replace
-from agenttune.pipelines.stages import scored_episodes
 from agenttune.selfheal.deployment import Deployment
 from agenttune.selfheal.detect import Failure, failure_reasons
 from agenttune.selfheal.gate import decide, heldout_problems, policy_numbers
+from agenttune.stages.phases import scored_episodes
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +51,12 @@ class Healer:
         return str(self.deployment.current) if self.deployment.current.exists() else None
 
     def load_policy(self):
-        from agenttune.pipelines.common import load_policy
+        from agenttune.stages.policy import load_policy
 
         return load_policy(self.cfg, self.current_policy_path())
 
     def engine(self, model, tokenizer):
-        from agenttune.pipelines.stages import policy_engine
+        from agenttune.stages.phases import policy_engine
 
         return policy_engine(self.cfg, model, tokenizer)
 
@@ -184,10 +184,10 @@ class Healer:
         divergence-point pairs when there are any; the trained policy's folder and the number of pairs."""
         from datasets import Dataset
 
-        from agenttune.pipelines.common import train_policy
-        from agenttune.pipelines.log_datasets import training_data
         from agenttune.selfevolve.divergence import build_dpo_pairs
+        from agenttune.stages.policy import train_policy
         from agenttune.training import TrainingData, algorithm_config, algorithm_info
+        from agenttune.training.log_datasets import training_data
 
         algorithm = algorithm_config(self.cfg.algorithm)
         data, rows = training_data(algorithm, corrections, tokenizer), []

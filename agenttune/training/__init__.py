@@ -14,7 +14,7 @@ to the algorithm's TRL config unchanged.
 | kto | TRL KTOTrainer, labels from rewards | ``unpaired`` |
 | sft | the weighted SFT trainer (``training/weighted_sft.py``) | ``sft`` |
 
-Typical use (on-policy training on a benchmark's tasks; ``pipelines.common.episode_rollouts`` builds the rollouts)::
+Typical use (on-policy training on a benchmark's tasks; ``stages.policy.episode_rollouts`` builds the rollouts)::
 
     trainer = build_trainer(algorithm_config(cfg.algorithm), model, tokenizer, TrainingData(), run_dir,
                             rollouts=rollouts, callbacks=[MetricsCallback(tracker.log)])

@@ -51,8 +51,8 @@ def audit_rows(path: str | os.PathLike, tokenizer: Any, min_reward: float = 0.5)
 
 def audit_training_data(path: str | os.PathLike, algorithm, tokenizer):
     """The :class:`~agenttune.training.TrainingData` ``algorithm`` trains on, from the audit log's episodes (the
-    log-dataset rules of :func:`agenttune.pipelines.log_datasets.training_data`)."""
-    from agenttune.pipelines.log_datasets import training_data
+    log-dataset rules of :func:`agenttune.training.log_datasets.training_data`)."""
+    from agenttune.training.log_datasets import training_data
 
     episodes = audit_episodes(path)
     if not episodes:

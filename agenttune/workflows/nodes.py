@@ -57,13 +57,13 @@ class WorkflowContext:
 
     @cached_property
     def policy(self):
-        from agenttune.pipelines.common import load_policy
+        from agenttune.stages.policy import load_policy
 
         return load_policy(self.cfg)
 
     @cached_property
     def policy_engine(self):
-        from agenttune.pipelines.stages import policy_engine
+        from agenttune.stages.phases import policy_engine
 
         return policy_engine(self.cfg, *self.policy)
 
@@ -86,8 +86,8 @@ class WorkflowContext:
         return lambda task: self.benchmark.teacher(task, None, kind)
 
     def play(self, node: NodeConfig, tasks: list[Any]) -> tuple[list[EventLog], list[dict[str, float]]]:
-        """:func:`~agenttune.pipelines.stages.scored_episodes` of ``tasks`` by the node's player."""
-        from agenttune.pipelines.stages import scored_episodes
+        """:func:`~agenttune.stages.phases.scored_episodes` of ``tasks`` by the node's player."""
+        from agenttune.stages.phases import scored_episodes
 
         logs, scores = scored_episodes(
             self.cfg, self.benchmark, self.player(node.player), tasks, node.max_turns
@@ -190,7 +190,7 @@ def train(node: NodeConfig, context: WorkflowContext, values: Mapping[str, Any])
     if not evaluate(node.when, values):
         outputs = {"trained": False, "rows": 0, "global_step": 0}
         return NodeResult(outputs=outputs, logs=[_note(context, values, "train", {"skipped": node.when})])
-    from agenttune.pipelines.common import train_policy
+    from agenttune.stages.policy import train_policy
     from agenttune.training import algorithm_config
     from agenttune.workflows.datasets import audit_training_data
 

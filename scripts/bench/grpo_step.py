@@ -152,7 +152,7 @@ def timed_reward(reward: Callable, timer: StepTimer) -> Callable:
 def episode_rollouts(
     tasks, make_harness, strategy, reward, model_cfg, tokenizer, output_dir, timer
 ) -> EpisodeRollouts:
-    """agenttune's rollouts as a run builds them (``pipelines.common.episode_rollouts``), logs written too."""
+    """agenttune's rollouts as a run builds them (``stages.policy.episode_rollouts``), logs written too."""
     return TimedRollouts(
         tasks,
         make_harness,

@@ -18,7 +18,7 @@ from agenttune.benchmarks.tau2.submission import leaderboard_submission  # noqa:
 from agenttune.benchmarks.tau2.users import LLMUser, user_model_config  # noqa: E402
 from agenttune.engines.scripted import ScriptedEngine  # noqa: E402
 from agenttune.events.schema import EventLog  # noqa: E402
-from agenttune.pipelines.stages import play  # noqa: E402
+from agenttune.stages.phases import play  # noqa: E402
 from tests.conftest import compose_config  # noqa: E402
 
 TELECOM_LLM_USER = [

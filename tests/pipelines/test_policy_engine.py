@@ -2,7 +2,7 @@
 
 import pytest
 
-from agenttune.pipelines.stages import policy_engine
+from agenttune.stages.phases import policy_engine
 from tests.conftest import compose_config
 
 

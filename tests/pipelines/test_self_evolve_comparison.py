@@ -11,7 +11,7 @@ pytest.importorskip("tau2.domains.telecom.environment")
 
 from agenttune.benchmarks.base import load_benchmark  # noqa: E402
 from agenttune.pipelines.self_evolve import compare_variants  # noqa: E402
-from agenttune.pipelines.stages import play  # noqa: E402
+from agenttune.stages.phases import play  # noqa: E402
 from tests.conftest import compose_config  # noqa: E402
 
 

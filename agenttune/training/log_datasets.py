@@ -22,7 +22,8 @@ from agenttune.config import AlgorithmConfig
 from agenttune.events.projections.sft import sft_rows
 from agenttune.events.projections.turns import turn_targets
 from agenttune.events.schema import EventLog
-from agenttune.training import TrainingData, algorithm_info
+from agenttune.training.data import TrainingData
+from agenttune.training.registry import algorithm_info
 
 
 def training_data(

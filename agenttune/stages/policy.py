@@ -1,4 +1,4 @@
-"""Pieces every pipeline shares: loading the policy, training it with the configured algorithm, saving it."""
+"""The policy, as every job handles it: loading it, training it with the configured algorithm, saving it."""
 
 from __future__ import annotations
 

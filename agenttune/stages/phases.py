@@ -1,7 +1,8 @@
-"""The stages the generic pipelines are made of, each over any benchmark (:mod:`agenttune.benchmarks.base`).
+"""The phases a job is made of, each over any benchmark (:mod:`agenttune.benchmarks.base`): the pipelines, the
+workflows' nodes and the self-healing rounds compose them.
 
-- :func:`scored_episodes` plays tasks and scores them with the ``reward`` group (workflows and self-healing play
-  with it too);
+- :func:`play` runs one episode per task (the policy's engine, or a scripted agent per task) and
+  :func:`scored_episodes` scores them with the ``reward`` group;
 - :func:`evaluate` runs one phase of episodes (the policy's engine, or a scripted agent per task; inside the
   ToolGraph controller of each domain when asked, see :func:`toolgraph_controllers`) and logs the benchmark's
   metrics as ``<phase>/<metric>``;
@@ -32,14 +33,14 @@ from agenttune.events import write_jsonl
 from agenttune.events.io import EventLogWriter, rewrite_jsonl_tail
 from agenttune.events.schema import EventLog
 from agenttune.harness.protocol import Harness
-from agenttune.pipelines.common import episode_rollouts, train_policy, typed
-from agenttune.pipelines.log_datasets import training_data
 from agenttune.progress import progress
 from agenttune.selfevolve.build import build_toolgraph
 from agenttune.selfevolve.controller import ToolGraphController, toolgraph_config
+from agenttune.stages.policy import episode_rollouts, train_policy, typed
 from agenttune.stats import paired_deltas, paired_differences, task_means, with_intervals
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData, algorithm_config
+from agenttune.training.log_datasets import training_data
 
 log = logging.getLogger(__name__)
 
