@@ -116,10 +116,14 @@ def test_a_title_alone_is_searched_once_in_each_contract_listed(tokenizer):
     )
     log = teacher_episode(tokenizer, title_only, Contracts(), max_steps=6)
     calls = [(e.payload.name, e.payload.arguments) for e in log.events if e.kind == EventKind.TOOL_CALL]
-    assert calls[1] == ("find_documents", {"name": "Supply Agreement"})
-    assert sorted(args["doc_id"] for _, args in calls[2:]) == ["other", "supply"]  # both listed, once each
-    assert {args["query"] for _, args in calls[2:]} == {LAW_WORDING}
-    assert len(calls) == 4  # nothing else listed: it answers within its budget of 5
+    assert calls[1] == (
+        "search",
+        {"query": f"Supply Agreement {LAW_WORDING}"},
+    )  # the clause of any such contract
+    assert calls[2] == ("find_documents", {"name": "Supply Agreement"})
+    assert sorted(args["doc_id"] for _, args in calls[3:]) == ["other", "supply"]  # both listed, once each
+    assert {args["query"] for _, args in calls[3:]} == {LAW_WORDING}
+    assert len(calls) == 5  # the budget
 
 
 def test_a_contract_named_by_its_file_is_searched_without_looking_it_up(tokenizer):

@@ -11,8 +11,9 @@ answer with what its searches showed. It searches in steps, as a person would (:
 3. ``search_document`` in the contract with the clause's typical wording (:data:`CLAUSE_WORDING`: "governed by
    and construed in accordance with the laws of the State", not the question's "which law governs"). When the
    question names the parties (one contract fits), that contract is searched again with the question's own
-   words; when it names a title alone (many contracts share one), the next contracts listed are searched
-   instead, one search each.
+   words. When it names a title alone (many contracts share one), the teacher first searches the whole corpus
+   for the title and the clause's wording (the clause of several contracts of that title at once), then looks
+   the title up and searches the contracts listed, one search each.
 
 With a budget of two calls (or without the document tools) the second call searches the whole corpus again, for
 the contract's name and the clause's typical wording.
@@ -170,8 +171,9 @@ def search_plan(
     A question naming the contract's file goes straight to it; one naming a title is looked up with
     ``find_documents``. In a contract the teacher searches the clause's typical wording
     (:func:`clause_wording`); when the question also names the parties (one contract matches), it searches that
-    contract again with the question's own words, else it moves on to the next contract listed (a title alone
-    is shared by many contracts). Without the document tools, a question naming no contract or a budget under 3
+    contract again with the question's own words. A title alone is shared by many contracts: the teacher first
+    searches the whole corpus for the title and the clause's wording (up to ``top_k`` contracts of that title
+    at once), then the contracts listed, one search each. Without the document tools, a question naming no contract or a budget under 3
     calls (too few to find a contract and search it), a miss is searched again over the whole corpus for the
     contract's name and the clause's wording."""
     plan = [("search", {"query": teacher_query(question, styles)})]
@@ -180,12 +182,14 @@ def search_plan(
     if not name or max_calls < 3 or not {"find_documents", "search_document"} <= set(tools):
         return plan + [("search", {"query": f"{name} {wording}".strip()})]
     filed = FILED_AS.search(name)
+    one_contract = bool(filed) or " between " in name
     if filed:
         candidates = [filed.group(1)]
     else:
+        if not one_contract:  # a title alone: its clause in many contracts of that title at once
+            plan.append(("search", {"query": f"{name} {wording}"}))
         plan.append(("find_documents", {"name": name}))
         candidates = list(listed)
-    one_contract = bool(filed) or " between " in name
     for rank, doc_id in enumerate(candidates):
         plan.append(("search_document", {"doc_id": doc_id, "query": wording}))
         if rank == 0 and one_contract:
