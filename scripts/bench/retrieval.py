@@ -107,24 +107,27 @@ def episodes(
     retriever: Retriever,
     catalog: DocumentCatalog,
     questions: list[QuestionRecord],
-    teacher: RetrievalTeacher,
+    teacher: dict,
     k: int,
     snippet_chars: int,
     tokenizer,
 ) -> dict[str, float]:
-    """The teacher's episodes, ``k`` hits a search: union gold-span hit, calls, answer F1 and tokens per episode."""
+    """The teacher's episodes (``teacher``: its keyword arguments), ``k`` hits a search: union gold-span hit,
+    calls, answer F1 and tokens per episode."""
+    max_calls = teacher["max_calls"]
 
     def harness() -> SearchCorpusHarness:
         return SearchCorpusHarness(
-            retriever, top_k=k, max_steps=teacher.max_calls + 1, snippet_chars=snippet_chars, catalog=catalog,
+            retriever, top_k=k, max_steps=max_calls + 1, snippet_chars=snippet_chars, catalog=catalog,
             tools=SEARCH_TOOLS,
         )  # fmt: skip
 
     schemas = harness().tool_schemas()
     played = []
     for round_ in distinct_rounds(questions):
-        engine = ScriptedEngine(RetrievalTeacher(round_, teacher.query_styles, teacher.max_calls))
-        played += zip(run_episodes(engine, harness, ReAct(max_turns=teacher.max_calls + 1), round_), round_)
+        engine = ScriptedEngine(RetrievalTeacher(round_, **teacher))
+        logs = run_episodes(engine, harness, ReAct(max_turns=max_calls + 1), round_)
+        played += zip(logs, round_, strict=True)
     rows = []
     for log, q in played:
         record = evaluator_input(log)
@@ -227,11 +230,8 @@ def main() -> None:
         agent_k = args.agent_top_k or args.k
         for snippet in args.snippet_chars:
             for style in STYLES:
-                runs = {"one-shot": RetrievalTeacher(questions[style], ("question",), max_calls=1)}
-                runs |= {
-                    f"teacher, {b} calls": RetrievalTeacher(questions[style], max_calls=b)
-                    for b in args.budgets
-                }
+                runs = {"one-shot": {"query_styles": ("question",), "max_calls": 1}}
+                runs |= {f"teacher, {b} calls": {"max_calls": b} for b in args.budgets}
                 for name, teacher in runs.items():
                     key = f"{snippet} | {style} | {name}"
                     agent[key] = episodes(
