@@ -182,8 +182,10 @@ class RetrievalConfig:
     k: int = 8
     rrf_k: int = 60
     weights: dict[str, float] = field(default_factory=dict)
-    # chroma / hybrid: the embedding model (all-MiniLM-L6-v2, or all-MiniLM-L6-v2-static built by
-    # scripts/build_embeddings.py)
+    # hybrid: > 0 reranks bm25s's top N by the dense similarity instead of fusing two full rankings
+    rerank_top: int = 0
+    # chroma / hybrid: the embedding model (all-MiniLM-L6-v2; all-MiniLM-L6-v2-onnx-int8, the same on ONNX
+    # Runtime int8; or all-MiniLM-L6-v2-static built by scripts/build_embeddings.py)
     dense_model: str = "all-MiniLM-L6-v2"
 
 

@@ -42,6 +42,7 @@ def build_retriever(cfg: DictConfig, chunks) -> Retriever:
             rrf_k=cfg.retrieval.rrf_k,
             weights=dict(cfg.retrieval.weights),
             dense_model=cfg.retrieval.dense_model,
+            rerank_top=cfg.retrieval.rerank_top,
         )
     if cfg.retrieval.name == "chroma":
         kwargs.update(model=cfg.retrieval.dense_model)

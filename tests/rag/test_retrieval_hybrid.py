@@ -114,3 +114,18 @@ def test_the_fusion_bench_fuses_as_the_hybrid_retriever_does():
         )
         expected = [h.chunk_id for h in hybrid.search("q")]
         assert bench.fuse(lexical, dense_ranking, by_cosine, **params)[:3] == expected
+
+
+def test_the_retrieval_config_sets_dense_reranking(monkeypatch, tmp_path):
+    from agenttune.benchmarks.search import build_retriever
+    from tests.conftest import compose_config
+
+    overrides = [
+        "+experiment=cuad_grpo",
+        "retrieval=hybrid",
+        "retrieval.rerank_top=16",
+        "retrieval.weights.bm25s=0",
+    ]
+    monkeypatch.setattr(HybridRetriever, "build", lambda self, chunks: self)  # no index: only the wiring
+    retriever = build_retriever(compose_config(overrides, tmp_path), [])
+    assert retriever.rerank_top == 16 and retriever.weights == {"bm25s": 0.0, "chroma": 1.0}
