@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import InterpolationResolutionError
 
 
 class ConfigValueError(ValueError):
@@ -103,7 +104,10 @@ def check_values(cfg: DictConfig) -> None:
     """Raise :class:`ConfigValueError` for the first value of :data:`RULES` out of range (absent keys and nulls are
     skipped) or a path-forming value (``task_name``, tau2 domains) that is not one folder name."""
     for key, check in RULES.items():
-        value = OmegaConf.select(cfg, key, default=None)
+        try:
+            value = OmegaConf.select(cfg, key, default=None)
+        except InterpolationResolutionError as error:  # ${unset:...}: a value the command line has to give
+            raise ConfigValueError(f"{key}: {str(error).splitlines()[0]}") from None
         if value is None or isinstance(value, bool):
             continue
         if (isinstance(value, float) and math.isnan(value)) or not check(value):

@@ -89,7 +89,7 @@ def validate_config(cfg) -> None:
 
 def register_configs() -> None:
     """Store the primary schema, one ``schema`` option per group, one ``<name>_schema`` option per algorithm of
-    the ``algorithm`` group, and the ``repo_root``, ``rank_zero_dir`` and ``gpus_per_job`` resolvers."""
+    the ``algorithm`` group, and the ``repo_root``, ``rank_zero_dir``, ``gpus_per_job`` and ``unset`` resolvers."""
     store = ConfigStore.instance()
     store.store(name="train_schema", node=TrainConfig)
     for group, schema in GROUP_SCHEMAS.items():
@@ -104,10 +104,18 @@ def register_configs() -> None:
         OmegaConf.register_new_resolver("rank_zero_dir", _rank_zero_dir)
     if not OmegaConf.has_resolver("gpus_per_job"):  # hydra/launcher=ray: one GPU per job where there are GPUs
         OmegaConf.register_new_resolver("gpus_per_job", _gpus_per_job)
+    if not OmegaConf.has_resolver("unset"):  # a value left to the command line: ${unset:how to set it}
+        OmegaConf.register_new_resolver("unset", _unset)
     if not OmegaConf.has_resolver(
         "agenttune_help"
     ):  # the text of `python train.py --help` (conf/hydra/default.yaml)
         OmegaConf.register_new_resolver("agenttune_help", lambda: _help_text())
+
+
+def _unset(how: str):
+    """``${unset:...}``: fails whenever the value is read, saying how to set it (a YAML ``???`` cannot do this
+    in an experiment: merged over the inherited value, it keeps that value)."""
+    raise ValueError(f"not set: {how}")
 
 
 def _rank_zero_dir(path: str) -> str:

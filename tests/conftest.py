@@ -47,6 +47,10 @@ def tiny_model(tiny_model_config, cache_dir):
     return load_model(tiny_model_config, cache_dir)
 
 
+# What an experiment leaves to the command line (``${unset:...}``): without it the config checks stop the job
+EXPERIMENT_COMMAND_LINE = {"cuad_grpo_study": ["algorithm.learning_rate=5e-6"]}
+
+
 def compose_config(overrides: list[str], output_dir: str | Path = "/tmp/agenttune-compose-test"):
     """Compose conf/train.yaml as ``python train.py OVERRIDES`` would, with the run folder set to ``output_dir``."""
     from hydra import compose, initialize_config_dir

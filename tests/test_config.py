@@ -12,7 +12,7 @@ from omegaconf import OmegaConf
 from agenttune.config import repo_root
 from agenttune.config_store import register_configs, validate_config
 from agenttune.training import algorithm_config, algorithm_info, algorithms
-from tests.conftest import compose_config
+from tests.conftest import EXPERIMENT_COMMAND_LINE, compose_config
 
 CONF = Path(repo_root()) / "conf"
 EXPERIMENTS = sorted(p.stem for p in (CONF / "experiment").glob("*.yaml"))
@@ -41,7 +41,7 @@ def test_default_config_composes_with_typed_groups():
 
 @pytest.mark.parametrize("name", EXPERIMENTS)
 def test_every_experiment_composes(name):
-    cfg = compose_resolved([f"+experiment={name}"])
+    cfg = compose_resolved([f"+experiment={name}", *EXPERIMENT_COMMAND_LINE.get(name, [])])
     assert cfg.pipeline
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from agenttune.config import repo_root
 from agenttune.config_checks import ConfigValueError, check_config, check_overrides
-from tests.conftest import compose_config
+from tests.conftest import EXPERIMENT_COMMAND_LINE, compose_config
 
 SMOKE = ["+experiment=smoke", "model=tiny_random"]
 
@@ -54,7 +54,7 @@ def test_an_appended_algorithm_field_is_range_checked_too():
     "experiment", sorted(p.stem for p in (Path(repo_root()) / "conf" / "experiment").glob("*.yaml"))
 )
 def test_every_experiment_passes_the_checks(experiment):
-    check_config(compose_config([f"+experiment={experiment}"]))
+    check_config(compose_config([f"+experiment={experiment}", *EXPERIMENT_COMMAND_LINE.get(experiment, [])]))
 
 
 @pytest.mark.parametrize(

@@ -114,3 +114,13 @@ def test_a_resumed_run_curves_start_with_the_killed_runs_steps(tmp_path):
     series = resumed_series(tmp_path / "resumed", str(tmp_path / "killed" / "checkpoints" / "checkpoint-2"))
     assert series["train/reward"] == [(1, 0.1), (2, 0.2), (3, 0.3), (4, 0.4)]
     assert series["train/kl"] == []
+
+
+def test_the_study_stops_before_it_starts_without_a_learning_rate():
+    from agenttune.config_checks import ConfigValueError, check_config
+
+    with pytest.raises(
+        ConfigValueError, match=r"algorithm.learning_rate: .*not set: give algorithm.learning_rate="
+    ):
+        check_config(compose_config(["+experiment=cuad_grpo_study"]))
+    check_config(compose_config(["+experiment=cuad_grpo_study", "algorithm.learning_rate=5e-6"]))
