@@ -101,12 +101,14 @@ class ChromaRetriever(CachedRetriever):
         """Cosine similarity of ``query`` to each of the indexed chunks ``chunk_ids`` (for reranking)."""
         if self._collection is None:
             raise RuntimeError("build the index before asking for similarities")
+        if not chunk_ids:
+            return []
         stored = self._collection.get(ids=list(chunk_ids), include=["embeddings"])
         by_id = dict(zip(stored["ids"], np.asarray(stored["embeddings"], dtype=np.float32), strict=True))
         missing = [c for c in chunk_ids if c not in by_id]
         if missing:
             raise KeyError(f"chunks not in the dense index: {missing[:5]}")
-        vectors = np.stack([by_id[c] for c in chunk_ids]) if chunk_ids else np.zeros((0, 1), np.float32)
+        vectors = np.stack([by_id[c] for c in chunk_ids])
         return (vectors @ self.encode([query])[0]).tolist()
 
     def _search(self, query: str, k: int, doc_id: str | None) -> list[Hit]:
