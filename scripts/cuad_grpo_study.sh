@@ -7,16 +7,18 @@
 #   scripts/cuad_grpo_study.sh                         # the whole study
 #   SEEDS=0 scripts/cuad_grpo_study.sh                 # one seed at a time (then SEEDS=1, SEEDS=2: same folder)
 #   scripts/cuad_grpo_study.sh logger=none             # extra overrides go to every job
+#   TASK=cuad_grpo_study_tiny scripts/cuad_grpo_study.sh model=tiny_random ...   # elsewhere: outputs/<TASK>/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
 SEEDS=${SEEDS:-0,1,2}
-study=outputs/cuad_grpo_study/multiruns
+TASK=${TASK:-cuad_grpo_study}
+study=outputs/$TASK/multiruns
 
-"$PYTHON" train.py +experiment=cuad_grpo_study +sweep=cuad_grpo_lr "$@"
+"$PYTHON" train.py +experiment=cuad_grpo_study +sweep=cuad_grpo_lr task_name="$TASK" "$@"
 lr=$("$PYTHON" scripts/grpo_study.py select "$study/lr_sweep")
 echo "learning rate selected on the validation slice: $lr"
-"$PYTHON" train.py -m +experiment=cuad_grpo_study algorithm.learning_rate="$lr" seed="$SEEDS" "$@"
+"$PYTHON" train.py -m +experiment=cuad_grpo_study algorithm.learning_rate="$lr" seed="$SEEDS" task_name="$TASK" "$@"
 "$PYTHON" scripts/grpo_study.py curves "$study/seeds_lr$lr"
 "$PYTHON" scripts/report.py "$study/seeds_lr$lr" --metrics \
   eval_before/reward eval_warm/reward eval_after/reward delta_rl/reward \

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from agenttune.tracking.curves import plot_curves, resumed_series
 from agenttune.tracking.jobs import JobRow, load_jobs
+from agenttune.tracking.report import job_name, swept_keys
 from agenttune.tracking.seeds import merge_seeds, seed_groups
 
 DELTAS = ["delta_rl/reward", "delta_rl/hit@8", "delta_rl/em", "delta_rl/f1", "delta_rl/tool_call_rate"]
@@ -33,8 +34,9 @@ def jobs(folder: Path) -> list[tuple[Path, JobRow]]:
     return [(folder / row.job, row) for row in load_jobs(folder)]
 
 
-def label(row: JobRow) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(row.overrides.items())) or row.job
+def label(row: JobRow, rows: list[JobRow]) -> str:
+    """The job named by the overrides that differ between ``rows`` (its seed, in a study folder)."""
+    return job_name(row, swept_keys(rows)) or row.job
 
 
 def interval(values: dict, metric: str) -> str:
@@ -49,19 +51,21 @@ def curves(folder: Path) -> None:
     found = [(path, row) for path, row in jobs(folder) if row.status == "completed"]
     if not found:
         raise SystemExit(f"error: no completed job under {folder}")
-    series = {label(row): resumed_series(path, row.metrics.get("train/resumed_from")) for path, row in found}
+    rows = [row for _, row in found]
+    series = {
+        label(row, rows): resumed_series(path, row.metrics.get("train/resumed_from")) for path, row in found
+    }
     png = plot_curves(series, folder / "curves.png", title=str(folder))
     (folder / "curves.json").write_text(json.dumps(series, indent=1))
     print(f"wrote {png} and {folder / 'curves.json'}")
-    rows = [row for _, row in found]
     print("\n| job | " + " | ".join(DELTAS) + " |\n|" + " --- |" * (len(DELTAS) + 1))
     for row in rows:
-        print(f"| {label(row)} | " + " | ".join(interval(row.metrics, m) for m in DELTAS) + " |")
+        print(f"| {label(row, rows)} | " + " | ".join(interval(row.metrics, m) for m in DELTAS) + " |")
     for group in seed_groups(rows):
         if len(group) > 1:
             merged = merge_seeds(group, DELTAS)
             print(
-                f"| over seeds: {label(merged)} | "
+                f"| over seeds: {label(merged, rows)} | "
                 + " | ".join(interval(merged.metrics, m) for m in DELTAS)
                 + " |"
             )
