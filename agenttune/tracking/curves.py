@@ -9,9 +9,10 @@ each reward component (``reward/<name>``). A run resumed from a checkpoint logs 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from agenttune.tracking.jobs import metric_records
 
 CURVES = {
     "train/reward": "reward, mean over the step's episodes",
@@ -46,14 +47,7 @@ def step_series(run_dir: str | Path, metrics: Sequence[str] = tuple(CURVES)) -> 
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist: not a run folder")
     series: Series = {metric: [] for metric in metrics}
-    lines = path.read_text().splitlines()
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):
-                break
-            raise ValueError(f"{path}, line {number}: not a JSON object") from None
+    for record in metric_records(path):
         for metric in metrics:
             if record.get("step") is not None and isinstance(record.get(metric), int | float):
                 series[metric].append((int(record["step"]), float(record[metric])))

@@ -64,18 +64,25 @@ def parse_overrides(lines: list[str]) -> dict[str, str]:
     return {key: value for key, value in (p for p in pairs if len(p) == 2)}
 
 
-def last_logged(path: Path) -> dict[str, float]:
-    """The last value of every numeric metric in a metrics.jsonl ({} when there is none; a last line cut short by a
-    killed run is skipped)."""
-    values: dict[str, float] = {}
+def metric_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a metrics.jsonl, in order ([] when there is none); a last line cut short by a killed run is
+    skipped, any other unreadable line is an error naming it."""
     lines = path.read_text().splitlines() if path.exists() else []
+    records = []
     for number, line in enumerate(lines, 1):
         try:
-            record = json.loads(line)
+            records.append(json.loads(line))
         except json.JSONDecodeError:
             if number == len(lines):
                 break
             raise ValueError(f"{path}, line {number}: not a JSON object") from None
+    return records
+
+
+def last_logged(path: Path) -> dict[str, float]:
+    """The last value of every numeric metric in a metrics.jsonl ({} when there is none)."""
+    values: dict[str, float] = {}
+    for record in metric_records(path):
         values |= {
             key: value for key, value in record.items() if key not in ("step", "time") and is_number(value)
         }
