@@ -75,7 +75,8 @@ json_values = st.recursive(
 
 
 @given(
-    st.text(alphabet=st.characters(blacklist_characters="<"), max_size=20),
+    # no lone surrogates: the parser stores each as U+FFFD on purpose (tests/agents/test_model_output_never_raises.py)
+    st.text(alphabet=st.characters(blacklist_characters="<", blacklist_categories=("Cs",)), max_size=20),
     st.lists(
         st.tuples(st.text(min_size=1, max_size=10), st.dictionaries(st.text(max_size=6), json_values)),
         max_size=3,
