@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import time
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from agenttune.benchmarks.cuad.corpus import cuad_chunks
 from agenttune.rag.cache import default_cache_dir
 from agenttune.rag.chroma import ChromaRetriever
 from agenttune.rag.embeddings import DEFAULT_MODEL, ONNX_MODEL, STATIC_MODEL, distill_static_model
+from agenttune.tracking.run import hardware
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,7 +63,7 @@ def main() -> None:
         "seconds": round(seconds, 1),
         "chunks_per_second": round(len(chunks) / seconds, 2),
         "load_average_before_after": [round(load_before[0], 1), round(os.getloadavg()[0], 1)],
-        "hardware": f"{platform.machine()}, {os.cpu_count()} CPU cores, no GPU",
+        "hardware": hardware(),
     }
     print(json.dumps(report))
     args.out.parent.mkdir(parents=True, exist_ok=True)

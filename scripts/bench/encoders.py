@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ from agenttune.benchmarks.cuad.corpus import cuad_chunks
 from agenttune.rag.cache import default_cache_dir
 from agenttune.rag.embeddings import bundled_model_path, load_embedder
 from agenttune.rag.onnx_encoder import OnnxEmbedder, export_onnx_model
+from agenttune.tracking.run import hardware
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -128,7 +128,7 @@ def main() -> None:
             "batch_size": b,
             "seed": args.seed,
             "onnx_export_s": export_s,
-            "hardware": f"{platform.machine()}, {os.cpu_count()} CPU cores, no GPU",
+            "hardware": hardware(),
         },
         "tokens_per_chunk": token_counts,
         "paths": rows,

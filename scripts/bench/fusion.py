@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from agenttune.rag.cache import default_cache_dir
 from agenttune.rag.chroma import ChromaRetriever
 from agenttune.rag.hybrid import reciprocal_rank_fusion
 from agenttune.rag.retriever import Hit
+from agenttune.tracking.run import hardware
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -158,7 +158,7 @@ def main() -> None:
             "k": args.k,
             "seed": args.seed,
             "seconds": seconds,
-            "hardware": f"{platform.machine()}, {os.cpu_count()} CPU cores, no GPU",
+            "hardware": hardware(),
             "load_average": os.getloadavg()[0],
         },
         "best": {"name": best, "params": settings[best]},

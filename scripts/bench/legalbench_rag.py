@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from agenttune.benchmarks.legalbench_rag.data import load_sample
 from agenttune.benchmarks.legalbench_rag.metrics import KS, ranked_scores
 from agenttune.rag.backends import BACKENDS, make_retriever
 from agenttune.rag.cache import default_cache_dir
+from agenttune.tracking.run import hardware
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,7 +73,7 @@ def main() -> None:
             "distractors": args.distractors,
             "chunk_size": args.chunk_size,
             "chunk_overlap": args.chunk_overlap,
-            "hardware": f"{platform.machine()}, {os.cpu_count()} CPU cores, no GPU",
+            "hardware": hardware(),
         },
         "results": results,
         "table": table,

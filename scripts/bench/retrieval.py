@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 from collections import defaultdict
@@ -55,6 +54,7 @@ from agenttune.rag.catalog import DocumentCatalog
 from agenttune.rag.questions import QuestionRecord
 from agenttune.rag.retriever import Retriever
 from agenttune.rewards.answer import extract_answer, token_f1
+from agenttune.tracking.run import hardware
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STYLES = ("title_parties", "title")
@@ -297,7 +297,7 @@ def main() -> None:
             "agent_top_k": args.agent_top_k or k,
             "dense_model": args.dense_model,
             "hybrid_fusion": fusion,
-            "hardware": f"{platform.machine()}, {os.cpu_count()} CPU cores, no GPU",
+            "hardware": hardware(),
             "load_average_during": load,
         },
         "backends": backends,
