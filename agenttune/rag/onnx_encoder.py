@@ -47,28 +47,32 @@ def export_onnx_model(source: Path, cache_dir: str | Path, quantize: bool = True
     if not fp32.exists():
         model = AutoModel.from_pretrained(str(source)).eval()
         example = torch.ones((1, 8), dtype=torch.long)
+        partial = folder / f".partial.{fp32.name}"  # renamed when whole: a killed export is not reused
         torch.onnx.export(
             LastHiddenState(model),
             (example, example, torch.zeros_like(example)),
-            str(fp32),
+            str(partial),
             input_names=list(INPUTS),
             output_names=["last_hidden_state"],
             dynamic_axes={name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "last_hidden_state")},
             opset_version=17,
             dynamo=False,
         )
+        os.replace(partial, fp32)
     if quantize:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         # per-channel int8 weights of the MatMuls only: cosine 0.99 to fp32 where per-tensor weights that also
         # quantise the embedding Gather gave 0.94 (scripts/bench/encoders.py)
+        partial = folder / f".partial.{int8.name}"
         quantize_dynamic(
             str(fp32),
-            str(int8),
+            str(partial),
             weight_type=QuantType.QInt8,
             per_channel=True,
             op_types_to_quantize=["MatMul"],
         )
+        os.replace(partial, int8)
     return target
 
 
