@@ -29,6 +29,9 @@ class SamplingConfig(AlgorithmConfig):
     beta: float = (
         0.0  # KL coefficient (beta > 0 needs a reference model: LoRA, or a model loaded from a path)
     )
+    # GRPOTrainer's loss forward encodes each prompt once per group, packed with its completions
+    # (training/shared_prompt.py); false: TRL's forward, one full row per completion
+    share_prompt: bool = True
 
 
 def on_gpu() -> bool:

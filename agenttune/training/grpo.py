@@ -33,6 +33,8 @@ def build_grpo(spec: TrainerSpec, leave_one_out: bool = False):
     """GRPOTrainer; ``leave_one_out`` (rloo's episodes) takes GRPO's default ``loss_type`` and the RLOO scaling."""
     from trl import GRPOConfig, GRPOTrainer
 
+    from agenttune.training.shared_prompt import SharedPromptGRPOTrainer
+
     spec.check_reference_reloadable()
     algorithm = spec.algorithm
     options = {"scale_rewards": "none"} if leave_one_out else {"loss_type": algorithm.loss_type}
@@ -48,7 +50,8 @@ def build_grpo(spec: TrainerSpec, leave_one_out: bool = False):
         warnings.catch_warnings()
     ):  # rollout_func is marked experimental in TRL 1.16; the project relies on it
         warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
-        return GRPOTrainer(
+        trainer_class = SharedPromptGRPOTrainer if algorithm.share_prompt else GRPOTrainer
+        return trainer_class(
             model=spec.model,
             reward_funcs=reward_funcs,
             args=args,

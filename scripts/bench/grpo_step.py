@@ -20,6 +20,9 @@ continuously batched transformers engine), scored from the EventLog by the ``cua
 Bare TRL: ``environment_factory`` with an environment (defined here) whose ``search(query)`` runs the same
 harness, and a reward function giving the same mix the same columns (final reply, chunks shown, searches made,
 gold answer and evidence). Both open with the same conversation (the harness's system prompt and the question).
+agenttune's loss forward encodes each prompt once per group (``algorithm.share_prompt``,
+``agenttune.training.shared_prompt``); a third side, ``agenttune_trl_forward``, runs agenttune's rollouts with TRL's
+own forward (one full row per completion), which splits the difference between the loops and the forward.
 Budgets:
 
 * per turn: agenttune's engine stops a turn after ``--turn-tokens`` (``max_new_tokens``); TRL gets the same cap
@@ -38,7 +41,7 @@ Without ``--init-from`` (a checkpoint warm-started on search trajectories, e.g. 
 ``checkpoints/final``) the base model rarely calls the tool and both loops do little multi-turn work.
 
 Measurement: each side runs ``--steps`` optimizer steps from the same fresh weights (seed 0), in alternating
-rounds (agenttune, bare, agenttune, bare, ...); a step's time runs from ``on_step_begin`` to ``on_step_end``
+rounds (agenttune, agenttune_trl_forward, bare, agenttune, ...); a step's time runs from ``on_step_begin`` to ``on_step_end``
 (generation, tool calls, rewards, loss and update), its rollout time from ``on_step_begin`` until the rollouts are
 done (agenttune: ``rollout_func`` returns; bare TRL: its reward function is called, right after generation); the
 first step of each run is dropped as warm-up; tables report medians. Writes JSON (``--out``, default ``outputs/bench/grpo_step.json``), one key per part
@@ -48,6 +51,7 @@ first step of each run is dropped as warm-up; tables report medians. Writes JSON
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import os
@@ -85,7 +89,6 @@ from agenttune.training.rollouts import EpisodeRollouts, engine_sampling
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS = {"tiny_random": "tiny_random", "smollm2": "embedded:smollm2_135m"}
-SIDES = ("agenttune", "bare_trl")
 # Single-turn prompts and the replies the reward compares with.
 RECORDED = [
     ("What is the capital of France?", "The capital of France is Paris."),
@@ -95,8 +98,10 @@ RECORDED = [
 ]
 CUAD_CHUNKING = {"chunk_size": 1200, "chunk_overlap": 200}  # the cuad_search benchmark's
 # Metrics each side logs through TRL, averaged over the timed steps.
+AGENTTUNE_WORK = {"tool_calls": "episodes/tool_calls", "completion_tokens": "completions/mean_length"}
 WORK_METRICS = {
-    "agenttune": {"tool_calls": "episodes/tool_calls", "completion_tokens": "completions/mean_length"},
+    "agenttune": AGENTTUNE_WORK,
+    "agenttune_trl_forward": AGENTTUNE_WORK,
     "bare_trl": {"tool_calls": "tools/call_frequency", "completion_tokens": "completions/mean_length"},
 }
 
@@ -219,11 +224,11 @@ def timed_steps(trainer, timer: StepTimer) -> tuple[list[float], list[float], di
 def compare(args, name: str, builders: dict[str, Callable[[Any, Any, str, StepTimer], Any]]) -> dict:
     """Alternating rounds of both sides; medians, step times and the work metrics of the timed steps."""
     model_cfg = ModelConfig(name=args.model, path=MODELS[args.model])
-    times: dict[str, list[float]] = {side: [] for side in SIDES}
-    rollout_times: dict[str, list[float]] = {side: [] for side in SIDES}
-    metrics: dict[str, list[dict]] = {side: [] for side in SIDES}
+    times: dict[str, list[float]] = {side: [] for side in builders}
+    rollout_times: dict[str, list[float]] = {side: [] for side in builders}
+    metrics: dict[str, list[dict]] = {side: [] for side in builders}
     for round_index in range(args.rounds):
-        for side in SIDES:
+        for side in builders:
             print(f"[{name}] round {round_index + 1}/{args.rounds}: {side}", flush=True)
             tokenizer = load_tokenizer(model_cfg, args.cache_dir, args.init_from)
             model = load_model(model_cfg, args.cache_dir, args.init_from, seed=0)
@@ -237,13 +242,14 @@ def compare(args, name: str, builders: dict[str, Callable[[Any, Any, str, StepTi
     medians = {side: statistics.median(values) for side, values in times.items()}
     work = {
         side: {
-            key: _mean(entry.get(metric) for entry in metrics[side])
-            for key, metric in WORK_METRICS[side].items()
+            **{
+                key: _mean(entry.get(metric) for entry in metrics[side])
+                for key, metric in WORK_METRICS[side].items()
+            },
+            "reward": _mean(entry.get("reward") for entry in metrics[side]),
         }
-        for side in SIDES
+        for side in builders
     }
-    work["agenttune"]["reward"] = _mean(entry.get("reward") for entry in metrics["agenttune"])
-    work["bare_trl"]["reward"] = _mean(entry.get("reward") for entry in metrics["bare_trl"])
     return {
         "median_step_s": medians,
         "step_times_s": times,
@@ -266,13 +272,12 @@ def _cell(value: float | None, width: int, digits: int) -> str:
 def print_table(title: str, report: dict) -> None:
     print(f"\n{title}")
     print(
-        f"{'side':<10} {'median step (s)':>16} {'rollouts (s)':>13} {'steps':>6} {'tool calls':>11} "
+        f"{'side':<22} {'median step (s)':>16} {'rollouts (s)':>13} {'steps':>6} {'tool calls':>11} "
         f"{'compl. tokens':>14} {'reward':>7}"
     )
-    for side in SIDES:
-        work = report["per_completion"][side]
+    for side, work in report["per_completion"].items():
         print(
-            f"{side:<10} {report['median_step_s'][side]:>16.3f} {report['median_rollout_s'][side]:>13.3f} "
+            f"{side:<22} {report['median_step_s'][side]:>16.3f} {report['median_rollout_s'][side]:>13.3f} "
             f"{len(report['step_times_s'][side]):>6} "
             f"{_cell(work['tool_calls'], 11, 2)} {_cell(work['completion_tokens'], 14, 1)} {_cell(work['reward'], 7, 3)}"
         )
@@ -344,13 +349,16 @@ class SearchEnvironment:
     def __init__(self, make_harness: Callable[[Any], SearchCorpusHarness], questions: dict[str, Any]) -> None:
         self._make_harness, self._questions = make_harness, questions
         self._harness: SearchCorpusHarness | None = None
+        self._question: Any = None
         self._calls = 0
+        self._shown_spans: list[list] = []
 
     def reset(self, **row: Any) -> None:
-        question = self._questions[row["id"]]
-        self._harness = self._make_harness(question)
-        self._harness.reset(question)
+        self._question = self._questions[row["id"]]
+        self._harness = self._make_harness(self._question)
+        self._harness.reset(self._question)
         self._calls = 0
+        self._shown_spans = []
 
     def search(
         self, query: str
@@ -367,6 +375,9 @@ class SearchEnvironment:
         self._calls += 1
         payload = ToolCallPayload(call_id=f"call_{self._calls}", name="search", arguments={"query": query})
         result = self._harness.step(Event(payload=payload, actor="agent", step=self._calls))
+        for observation in result.observations:  # what ``shown_spans`` reads from an EventLog
+            if not getattr(observation.payload, "is_error", True):
+                self._shown_spans += [list(span) for span in observation.payload.metadata.get("spans", [])]
         return "\n".join(getattr(o.payload, "content", "") for o in result.observations)
 
     def _retrieved_chunk_ids(self) -> list[str]:
@@ -387,6 +398,8 @@ def trl_search_reward(mix: RewardMix) -> Callable:
         columns = {key: row[key] for key in ("answer", "answer_aliases", "gold_chunk_ids", "hops")}
         columns["retrieved_chunk_ids"] = [env._retrieved_chunk_ids() for env in environments]
         columns["num_searches"] = [env._calls for env in environments]
+        columns["shown_spans"] = [env._shown_spans for env in environments]
+        columns["gold_spans"] = [env._question.gold_spans for env in environments]
         return mix([final_reply(c) for c in completions], log_metric=log_metric, **columns)
 
     return search_reward
@@ -424,13 +437,16 @@ def multi_turn_part(args: argparse.Namespace) -> dict:
     ]
     data = Dataset.from_list(rows)
 
-    def agenttune(model, tokenizer, output_dir, timer):
+    def agenttune(model, tokenizer, output_dir, timer, algorithm=algorithm):
         reward = EpisodeReward(search_mix(), search_columns)
         strategy = ReAct(max_turns=args.max_turns)
         rollouts = episode_rollouts(
             questions, make_harness, strategy, reward, model_cfg, tokenizer, output_dir, timer
         )
         return agenttune_trainer(algorithm, model, tokenizer, output_dir, timer, rollouts)
+
+    # agenttune's rollouts with TRL's loss forward (one full row per completion): splits the gain in two
+    trl_forward = functools.partial(agenttune, algorithm=dataclasses.replace(algorithm, share_prompt=False))
 
     def bare(model, tokenizer, output_dir, timer):
         return bare_trainer(
@@ -446,9 +462,14 @@ def multi_turn_part(args: argparse.Namespace) -> dict:
             generation_kwargs={"max_new_tokens": args.turn_tokens},
         )
 
-    report = compare(args, "multi", {"agenttune": agenttune, "bare_trl": bare})
+    report = compare(
+        args, "multi", {"agenttune": agenttune, "agenttune_trl_forward": trl_forward, "bare_trl": bare}
+    )
     report["speedup_bare_over_agenttune"] = (
         report["median_step_s"]["bare_trl"] / report["median_step_s"]["agenttune"]
+    )
+    report["speedup_trl_forward_over_agenttune"] = (
+        report["median_step_s"]["agenttune_trl_forward"] / report["median_step_s"]["agenttune"]
     )
     report["rollout_speedup_bare_over_agenttune"] = (
         report["median_rollout_s"]["bare_trl"] / report["median_rollout_s"]["agenttune"]
@@ -468,7 +489,11 @@ def multi_turn_part(args: argparse.Namespace) -> dict:
     print_table("multi turn (search tool over CUAD, sampled at T=1.0)", report)
     print(f"speed-up bare TRL / agenttune: {report['speedup_bare_over_agenttune']:.3f} (target >= 1.5)")
     print(f"rollouts alone, bare TRL / agenttune: {report['rollout_speedup_bare_over_agenttune']:.3f}")
-    calls = [report["per_completion"][side]["tool_calls"] for side in SIDES]
+    print(
+        "agenttune with TRL's loss forward / agenttune (the shared-prompt forward's part): "
+        f"{report['speedup_trl_forward_over_agenttune']:.3f}"
+    )
+    calls = [work["tool_calls"] for work in report["per_completion"].values()]
     if not args.init_from:
         print(
             "note: no --init-from: the base model rarely calls search, so the loops do little multi-turn work"
