@@ -14,6 +14,10 @@ rather than ``model.generate``, for savings that matter in multi-turn rollouts:
   prompts (tau2's domains, each with its own policy and tools) shares one prefix per group of rows.
 * **Finished rows leave the batch** at once, so later steps only compute rows that are still generating.
 
+A prompt must fit the model's context (``max_position_embeddings``): one that does not is never run; its request
+gets a failed generation naming both lengths (the episode loop logs it as an ERROR event and ends that episode
+alone). A turn stops at the context's end as at ``max_new_tokens`` (finish reason ``length``).
+
 The cache is one ``[rows, heads, slots, dim]`` tensor per layer, so a row's own tokens need not be contiguous:
 slots it does not use (left padding, slots added while other rows were fed, its turns before a fresh start) are
 masked out of attention, and position ids count only the row's own tokens, so each row sees exactly the tokens
@@ -97,6 +101,7 @@ class TransformersEngine(Engine):
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.top_p = top_p
+        self.context = getattr(model.config.get_text_config(), "max_position_embeddings", None)
 
     def sync_weights(self, model: Any) -> None:
         """Generate with ``model`` itself, the live object a trainer updates (no copy)."""
@@ -134,21 +139,44 @@ class TransformersEngine(Engine):
         return self._prompt_token_ids([request.conversation], request.tools, ids)[0]
 
     def _run(self, prompts: list[list[int]], next_prompt: NextPrompt) -> None:
-        if not prompts:
+        def within_context(index: int, generation: Generation) -> list[int] | None:
+            return self._fitting(index, next_prompt(index, generation), next_prompt)
+
+        fitting = {index: self._fitting(index, prompt, next_prompt) for index, prompt in enumerate(prompts)}
+        fitting = {index: prompt for index, prompt in fitting.items() if prompt is not None}
+        if not fitting:
             return
         was_training = self.model.training
         self.model.eval()
         try:
             with torch.no_grad():
-                self._decode(prompts, next_prompt)
+                self._decode(fitting, within_context)
         finally:
             self.model.train(was_training)
 
-    def _decode(self, prompts: list[list[int]], next_prompt: NextPrompt) -> None:
-        """Sample every row until its turn ends (stop token, kept, or ``max_new_tokens``); then hand the turn to
-        ``next_prompt`` and feed the row the prompt it returns, or drop the row if it returns ``None``."""
-        turns = [_Turn(prompt) for prompt in prompts]
-        batch, logits = self._prefill(prompts)
+    def _fitting(self, index: int, prompt: list[int] | None, next_prompt: NextPrompt) -> list[int] | None:
+        """``prompt`` if the context holds it and a generated token; else what ``next_prompt`` returns once told
+        that this prompt failed (the episode loop ends that episode: None)."""
+        while prompt is not None and self.context is not None and len(prompt) >= self.context:
+            failure = Generation.failed(
+                f"the prompt has {len(prompt)} tokens and the model's context holds {self.context} "
+                "(max_position_embeddings), so no turn was generated"
+            )
+            prompt = next_prompt(index, failure)
+        return prompt
+
+    def _turn_budget(self, turn: _Turn) -> int:
+        """``max_new_tokens``, or fewer where the context ends first."""
+        room = self.max_new_tokens if self.context is None else self.context - len(turn.prompt)
+        return min(self.max_new_tokens, room)
+
+    def _decode(self, prompts: dict[int, list[int]], next_prompt: NextPrompt) -> None:
+        """Sample every row (request index -> prompt) until its turn ends (stop token, kept, or its budget); then
+        hand the turn to ``next_prompt`` and feed the row the prompt it returns, or drop the row if it returns
+        ``None``."""
+        turns = {index: _Turn(prompt) for index, prompt in prompts.items()}
+        batch, logits = self._prefill(list(prompts.values()))
+        batch.rows = torch.tensor(list(prompts), device=batch.rows.device)
         stop_ids = torch.tensor(self.stop_ids, device=self.model.device)
         while True:
             tokens, scores = self._sample(logits)
@@ -157,7 +185,7 @@ class TransformersEngine(Engine):
                 turns[row].ids.append(token)
                 turns[row].logprobs.append(score)
             full = torch.tensor(
-                [len(turns[row].ids) >= self.max_new_tokens for row in rows], device=tokens.device
+                [len(turns[row].ids) >= self._turn_budget(turns[row]) for row in rows], device=tokens.device
             )
             ended = torch.isin(tokens, stop_ids) | full
             feeds: dict[int, tuple[list[int], bool]] = {}  # batch position -> (ids to feed, start afresh)

@@ -191,3 +191,38 @@ def test_compacting_the_cache_changes_no_logits(tokenizer, tiny_model):
         assert compacted.attention_mask.shape[1] == 5 and batch.attention_mask.shape[1] == 17
         tokens = torch.tensor([13, 14])
         assert torch.allclose(engine._step(batch, tokens), engine._step(compacted, tokens), atol=1e-5)
+
+
+def test_a_prompt_over_the_context_fails_its_request_alone_and_turns_stop_at_the_context(
+    tokenizer, tiny_model
+):
+    """Context 12: a 12-token prompt is never run (its request gets a failed generation naming both lengths) while
+    a 4-token one decodes as it would alone, stopping at the context's end (8 tokens, under max_new_tokens); a
+    follow-up that outgrows the context fails that request's next turn."""
+    tiny_model.config.max_position_embeddings = 12
+    engine = TransformersEngine(tiny_model, tokenizer, max_new_tokens=20, temperature=0.0)
+    short, long = [7, 8, 9, 10], list(range(20, 32))
+    fits, overflows = engine.generate([[], []], prompt_ids=[short, long])
+    assert (
+        overflows.error
+        == "the prompt has 12 tokens and the model's context holds 12 (max_position_embeddings), so no turn was generated"
+    )
+    assert not fits.error and fits.finish_reason == "length" and len(fits.completion_ids) == 8
+    served: list = []
+
+    def follow_up(index, generation):
+        served.append(generation)
+        return Request([], prompt_ids=short + [11]) if len(served) == 1 else None
+
+    engine.serve([Request([], prompt_ids=short)], follow_up)
+    assert [bool(g.error) for g in served] == [False, False] and len(served[1].completion_ids) == 7
+    served.clear()
+
+    def whole_conversation(index, generation):
+        served.append(generation)
+        if generation.error:
+            return None
+        return Request([], prompt_ids=generation.prompt_ids + generation.completion_ids)
+
+    engine.serve([Request([], prompt_ids=list(range(7, 15)))], whole_conversation)  # 8 + 4 tokens: then 12
+    assert [bool(g.error) for g in served] == [False, True] and "has 12 tokens" in served[1].error
