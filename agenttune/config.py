@@ -60,17 +60,30 @@ class StrategyConfig:
 
 
 @dataclass
-class ToolGraphSwitches:
-    """tau2 ToolGraph controller: each mechanism switches off with one override."""
+class ToolGraphMechanisms:
+    """The ToolGraph mechanisms (agenttune/selfevolve): every ablation is one override (``pre_act_gate=false``)."""
+
+    # Append the graph's planning prompt (read/write tools, prerequisites, usual next steps) to the system prompt.
+    planning_prompt: bool = True
+    # Ask the agent for several candidate actions per decision and keep the best graph score.
+    candidate_scoring: bool = True
+    # Answer a write whose prerequisite reads were not done with a gate message instead of running it.
+    pre_act_gate: bool = True
+    # Answer the loop_limit-th identical call (same tool, same arguments) with a loop message instead of running it.
+    loop_check: bool = True
+    # Apply the domain's rules (extra prerequisites, prompt notes) on top of what the schemas imply.
+    domain_rules: bool = True
+    # Candidates asked for per decision when candidate_scoring is on.
+    num_candidates: int = 4
+    # Identical calls allowed before the loop check answers instead of the tool.
+    loop_limit: int = 3
+
+
+@dataclass
+class ToolGraphSwitches(ToolGraphMechanisms):
+    """tau2's ``harness.toolgraph``: whether the ToolGraph controller wraps the episodes, and its mechanisms."""
 
     enabled: bool = False
-    planning_prompt: bool = True
-    candidate_scoring: bool = True
-    num_candidates: int = 4
-    pre_act_gate: bool = True
-    loop_check: bool = True
-    loop_limit: int = 3
-    domain_rules: bool = True
 
 
 @dataclass

@@ -1,27 +1,17 @@
-"""Switches and knobs of the ToolGraph mechanisms: every ablation is one override (``pre_act_gate=false``)."""
+"""The ToolGraph method's config: the mechanisms the ``harness.toolgraph`` group switches, plus the graph's settings."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenttune.config import ToolGraphMechanisms
+
 
 @dataclass
-class ToolGraphConfig:
-    # Append the graph's planning prompt (read/write tools, prerequisites, usual next steps) to the system prompt.
-    planning_prompt: bool = True
-    # Ask the agent for several candidate actions per decision and keep the best graph score.
-    candidate_scoring: bool = True
-    # Answer a write whose prerequisite reads were not done with a gate message instead of running it.
-    pre_act_gate: bool = True
-    # Answer the loop_limit-th identical call (same tool, same arguments) with a loop message instead of running it.
-    loop_check: bool = True
-    # Apply the domain's rules (extra prerequisites, prompt notes) on top of what the schemas imply.
-    domain_rules: bool = True
-    # Candidates asked for per decision when candidate_scoring is on.
-    num_candidates: int = 4
-    # Identical calls allowed before the loop check answers instead of the tool.
-    loop_limit: int = 3
+class ToolGraphConfig(ToolGraphMechanisms):
+    """The mechanisms' switches (:class:`~agenttune.config.ToolGraphMechanisms`) and the graph's own settings."""
+
     # Additive smoothing of the transition weights.
     smoothing: float = 1.0
     # Domain rules; empty means the benchmark's own (tau2: agenttune.benchmarks.tau2.rules.DEFAULT_RULES).

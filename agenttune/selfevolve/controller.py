@@ -4,9 +4,10 @@ facts) around a harness and, with candidate scoring, around the policy's engine.
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
-from agenttune.config import ToolGraphSwitches
+from agenttune.config import ToolGraphMechanisms, ToolGraphSwitches
 from agenttune.engines.base import Engine
 from agenttune.harness.protocol import Harness
 from agenttune.selfevolve.candidates import ToolGraphEngine
@@ -18,13 +19,7 @@ from agenttune.selfevolve.toolgraph import ToolGraph
 def toolgraph_config(switches: ToolGraphSwitches) -> ToolGraphConfig:
     """The mechanisms ``harness.toolgraph`` switches on, as the method's config."""
     return ToolGraphConfig(
-        planning_prompt=switches.planning_prompt,
-        candidate_scoring=switches.candidate_scoring,
-        pre_act_gate=switches.pre_act_gate,
-        loop_check=switches.loop_check,
-        domain_rules=switches.domain_rules,
-        num_candidates=switches.num_candidates,
-        loop_limit=switches.loop_limit,
+        **{field.name: getattr(switches, field.name) for field in fields(ToolGraphMechanisms)}
     )
 
 
