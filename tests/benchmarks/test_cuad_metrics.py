@@ -39,3 +39,28 @@ def test_multi_hop_scores_are_also_reported_per_hop_count():
     scores = episode_scores(episode([["d", 100, 200]]), question(3))
     assert scores["hops3/evidence"] == scores["evidence"] == 1.0
     assert scores["hops3/searches_per_question"] == 2.0
+
+
+def test_the_reward_is_read_from_a_scored_log_and_computed_for_an_unscored_one():
+    """scored_episodes has the reward group score each log; the benchmark's scores read that total instead of
+    scoring the log a second time, and score a log nobody scored (the evaluate phase's)."""
+    from types import SimpleNamespace
+
+    from agenttune.benchmarks.cuad.benchmark import CuadSearch
+    from agenttune.events.schema import RewardPayload
+
+    def with_total(log: EventLog, value: float) -> EventLog:
+        total = Event(payload=RewardPayload(scope="episode", name="total", value=value), actor="judge")
+        log.events.append(total)
+        return log
+
+    calls = []
+
+    def reward_group(logs, tasks):
+        calls.append(len(logs))
+        return [with_total(log, 0.7) for log in logs]
+
+    benchmark = SimpleNamespace(reward=lambda: reward_group)
+    logs = [with_total(episode([["d", 150, 310]]), 0.25), episode([["d", 150, 310]])]
+    scores = CuadSearch.episode_scores(benchmark, logs, [question(1)])
+    assert [s["reward"] for s in scores] == [0.25, 0.7] and calls == [1]

@@ -113,10 +113,17 @@ class CuadSearch(Benchmark):
     def episode_scores(
         self, logs: Sequence[EventLog], tasks: Sequence[QuestionRecord]
     ) -> list[dict[str, float]]:
-        """:func:`search_scores` and ``reward``: the ``total`` of the ``reward`` group (what GRPO maximises)."""
+        """:func:`search_scores` and ``reward``: the ``total`` of the ``reward`` group (what GRPO maximises), read
+        from the logs the group already scored (:func:`~agenttune.stages.phases.scored_episodes`), computed for the
+        others."""
         scores = search_scores(logs, tasks)  # first: it names logs of unknown questions
         by_id = {task.id: task for task in tasks}
-        scored = self.reward()(logs, [by_id[log.task_id] for log in logs])
+        scored = list(logs)
+        unscored = [index for index, log in enumerate(logs) if "total" not in log.rewards("episode")]
+        if unscored:
+            rescored = self.reward()([logs[i] for i in unscored], [by_id[logs[i].task_id] for i in unscored])
+            for index, log in zip(unscored, rescored, strict=True):
+                scored[index] = log
         return [
             episode | {"reward": log.rewards("episode")["total"]}
             for episode, log in zip(scores, scored, strict=True)
