@@ -18,7 +18,8 @@ A prompt must fit the model's context (``max_position_embeddings``): one that do
 gets a failed generation naming both lengths (the episode loop logs it as an ERROR event and ends that episode
 alone). A turn stops at the context's end as at ``max_new_tokens`` (finish reason ``length``).
 
-The cache is one ``[rows, heads, slots, dim]`` tensor per layer, so a row's own tokens need not be contiguous:
+The cache is one ``[rows, heads, slots, dim]`` tensor per layer (:class:`SlotLayer`: a view of a buffer with spare
+slots, so a decode step writes its token in place), so a row's own tokens need not be contiguous:
 slots it does not use (left padding, slots added while other rows were fed, its turns before a fresh start) are
 masked out of attention, and position ids count only the row's own tokens, so each row sees exactly the tokens
 and positions it would see alone. Once unused slots are most of the cache it is compacted. Recurrent
@@ -40,11 +41,73 @@ from typing import Any
 import torch
 from torch.nn.functional import pad
 from transformers import DynamicCache
+from transformers.cache_utils import DynamicLayer
 
 from agenttune.engines.base import Engine, FollowUp, Generation, Message, Request
 from agenttune.engines.templates import stop_token_ids
 
 NextPrompt = Callable[[int, Generation], list[int] | None]
+
+
+class SlotLayer(DynamicLayer):
+    """A DynamicLayer whose keys and values are views of buffers with ``headroom`` spare slots.
+
+    Appending a decode step's token writes it in place; DynamicLayer's ``torch.cat`` copies the whole layer on every
+    token, which with long prompts is much of a decode step's time and holds the layer twice while it copies
+    (``scripts/bench/rollout.py --part cache``). Whatever replaces ``keys``/``values`` (row selection, padding,
+    compaction) is moved into fresh buffers at the next append.
+    """
+
+    headroom = 128
+    _buffers: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    @classmethod
+    def adopt(cls, layer: DynamicLayer) -> SlotLayer:
+        """A SlotLayer holding what ``layer`` holds."""
+        slot = cls()
+        slot.__dict__.update(layer.__dict__)
+        return slot
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        if not self.is_initialized:
+            self.lazy_initialization(key_states, value_states)
+        used = self.get_seq_length()
+        end = used + key_states.shape[-2]
+        if not self._appendable(end):
+            self._rebuffer(key_states, value_states, end)
+        keys, values = self._buffers
+        keys[:, :, used:end] = key_states
+        values[:, :, used:end] = value_states
+        self.keys, self.values = keys[:, :, :end], values[:, :, :end]
+        return self.keys, self.values
+
+    def _appendable(self, end: int) -> bool:
+        """Whether ``keys``/``values`` are still the buffers' leading slots and ``end`` slots fit."""
+        if self._buffers is None:
+            return False
+        return end <= self._buffers[0].shape[2] and all(
+            held.data_ptr() == buffer.data_ptr() and held.shape[:2] == buffer.shape[:2]
+            for held, buffer in zip((self.keys, self.values), self._buffers, strict=True)
+        )
+
+    def _rebuffer(self, key_states: torch.Tensor, value_states: torch.Tensor, end: int) -> None:
+        used = self.get_seq_length()
+        buffers = []
+        for held, new in ((self.keys, key_states), (self.values, value_states)):
+            buffer = new.new_empty((*new.shape[:2], end + self.headroom, new.shape[3]))
+            if used:
+                buffer[:, :, :used] = held
+            buffers.append(buffer)
+        self._buffers = tuple(buffers)
+
+
+def slot_cache(config: Any, layers: list[tuple[torch.Tensor, torch.Tensor]] | None = None) -> DynamicCache:
+    """A DynamicCache (holding ``layers`` if given) whose full-attention layers are :class:`SlotLayer` s."""
+    cache = DynamicCache(layers, config=config)
+    cache.layers = [
+        SlotLayer.adopt(layer) if type(layer) is DynamicLayer else layer for layer in cache.layers
+    ]
+    return cache
 
 
 @dataclass
@@ -262,11 +325,7 @@ class TransformersEngine(Engine):
                 keys[members, :, width - length :] = layer.keys
                 values[members, :, width - length :] = layer.values
             lengths[members] = length
-        cache = (
-            DynamicCache(layers, config=self.model.config)
-            if layers
-            else DynamicCache(config=self.model.config)
-        )
+        cache = slot_cache(self.model.config, layers or None)
         rows = torch.arange(len(prompts), device=device)
         batch = _Batch(
             rows=rows,

@@ -19,6 +19,12 @@ step costs less than 8 batch-1 steps. Greedy by default (the loops then generate
     python scripts/bench/rollout.py --part rollout --temperature 1   # sampled turns of varying length
     python scripts/bench/rollout.py --part rollout --tiny            # tiny random model, a smoke run
 
+Part ``cache``: one decode step of ``--episodes`` rows after a ``--context``-token prompt, with the engine's cache
+layers (``SlotLayer``: each token written in place into a buffer with spare slots) against transformers'
+``DynamicLayer.update`` (``torch.cat`` of the whole layer on every token), alternating ``--rounds``.
+
+    python scripts/bench/rollout.py --part cache --episodes 32 --context 1400 --max-new-tokens 48
+
 Writes ``outputs/bench/rollout.json`` (``--out``), one key per part (``rollout_temperature_<T>`` when sampling).
 """
 
@@ -27,18 +33,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import torch
+from transformers.cache_utils import DynamicLayer
 
 from agenttune.agents import ReAct, run_episodes
 from agenttune.agents.toy import CalculatorHarness, tasks
 from agenttune.config import ModelConfig, repo_root
 from agenttune.engines.base import Engine
-from agenttune.engines.transformers_engine import TransformersEngine
+from agenttune.engines.transformers_engine import SlotLayer, TransformersEngine
 from agenttune.events.schema import EventLog
 from agenttune.models import load_model, load_tokenizer
 
@@ -171,9 +180,54 @@ def print_rollout(result: dict[str, Any]) -> None:
     )
 
 
+def bench_cache(args: argparse.Namespace) -> dict[str, Any]:
+    """Decode steps of ``--episodes`` rows after a ``--context``-token prompt: the engine's cache layers
+    (``SlotLayer``, tokens written in place) against transformers' ``DynamicLayer.update`` (``torch.cat`` of the
+    whole layer per token), alternating rounds; median milliseconds a step over ``--max-new-tokens`` steps."""
+    cfg = model_config(args.tiny)
+    engine = TransformersEngine(load_model(cfg, args.cache_dir), load_tokenizer(cfg, args.cache_dir))
+    prompt = torch.randint(100, 1000, (args.context,), generator=torch.Generator().manual_seed(0)).tolist()
+    sides = {"slots": SlotLayer.update, "concatenation": DynamicLayer.update}
+    times: dict[str, list[float]] = {side: [] for side in sides}
+    engine.model.eval()
+    for _ in range(args.rounds):
+        for side, update in sides.items():
+            with torch.no_grad(), mock.patch.object(SlotLayer, "update", update):
+                batch, _ = engine._prefill([prompt] * args.episodes)  # one shared prefix: a cheap prefill
+                tokens = torch.full((args.episodes,), prompt[-1], device=engine.model.device)
+                for _ in range(args.max_new_tokens):
+                    start = time.perf_counter()
+                    engine._step(batch, tokens)
+                    times[side].append(time.perf_counter() - start)
+    medians = {side: round(1000 * statistics.median(values), 1) for side, values in times.items()}
+    return {
+        "model": cfg.name,
+        "rows": args.episodes,
+        "context": args.context,
+        "steps_per_round": args.max_new_tokens,
+        "rounds": args.rounds,
+        "torch_threads": torch.get_num_threads(),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "median_step_ms": medians,
+        "speedup_slots_over_concatenation": round(medians["concatenation"] / medians["slots"], 2),
+    }
+
+
+def print_cache(result: dict[str, Any]) -> None:
+    print(
+        f"\ndecode steps: {result['model']}, {result['rows']} rows after {result['context']} tokens, "
+        f"{result['steps_per_round']} steps x {result['rounds']} rounds, {result['torch_threads']} threads, "
+        f"load average {result['load_average_1m']}"
+    )
+    for side, ms in result["median_step_ms"].items():
+        print(f"{side:<15}{ms:>10.1f} ms a step")
+    print(f"slots / concatenation speed-up: {result['speedup_slots_over_concatenation']:.2f}x")
+
+
 # Each part: (run, print). GRPO step time against bare TRL is scripts/bench/grpo_step.py.
 PARTS: dict[str, tuple[Callable[[argparse.Namespace], dict[str, Any]], Callable[[dict[str, Any]], None]]] = {
     "rollout": (bench_rollout, print_rollout),
+    "cache": (bench_cache, print_cache),
 }
 
 
@@ -188,6 +242,7 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--temperature", type=float, default=0.0, help="0 decodes greedily")
     parser.add_argument("--context", type=int, default=220, help="cached tokens in the decode-step timing")
+    parser.add_argument("--rounds", type=int, default=2, help="cache part: alternating rounds of each side")
     parser.add_argument(
         "--cache-dir", default=os.environ.get("AGENTTUNE_CACHE_DIR", Path(repo_root()) / ".cache")
     )

@@ -226,3 +226,25 @@ def test_a_prompt_over_the_context_fails_its_request_alone_and_turns_stop_at_the
 
     engine.serve([Request([], prompt_ids=list(range(7, 15)))], whole_conversation)  # 8 + 4 tokens: then 12
     assert [bool(g.error) for g in served] == [False, True] and "has 12 tokens" in served[1].error
+
+
+def test_slot_layer_appends_in_place_and_holds_what_concatenation_would():
+    from transformers.cache_utils import DynamicLayer
+
+    from agenttune.engines.transformers_engine import SlotLayer
+
+    generator = torch.Generator().manual_seed(0)
+    steps = [torch.randn(3, 2, n, 4, generator=generator) for n in (5, 1, 1, 1)]
+    slot, plain = SlotLayer(), DynamicLayer()
+    pointers = set()
+    for step in steps:
+        keys, values = slot.update(step, -step)
+        pointers.add(keys.data_ptr())
+        expected_keys, expected_values = plain.update(step, -step)
+        assert torch.equal(keys, expected_keys) and torch.equal(values, expected_values)
+    assert len(pointers) == 1  # one buffer: every step was written in place
+    for layer in (slot, plain):  # rows leave the batch: a new tensor, moved into a fresh buffer on the next step
+        layer.batch_select_indices(torch.tensor([0, 2]))
+    step = torch.randn(2, 2, 1, 4, generator=generator)
+    assert torch.equal(slot.update(step, step)[0], plain.update(step, step)[0])
+    assert slot.get_seq_length() == 9
