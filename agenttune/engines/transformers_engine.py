@@ -65,8 +65,35 @@ class SlotLayer(DynamicLayer):
     def adopt(cls, layer: DynamicLayer) -> SlotLayer:
         """A SlotLayer holding what ``layer`` holds."""
         slot = cls()
-        slot.__dict__.update(layer.__dict__)
+        for name, value in vars(layer).items():
+            setattr(slot, name, value)
         return slot
+
+    # Assigning keys or values that are not the buffers' (row selection, padding, compaction) releases the buffers
+    # at once, so the old cache is not kept alive beside the new one until the next append.
+    @property
+    def keys(self) -> torch.Tensor | None:
+        return self._keys
+
+    @keys.setter
+    def keys(self, value: torch.Tensor | None) -> None:
+        self._keys = value
+        self._release_unless_buffered(value, 0)
+
+    @property
+    def values(self) -> torch.Tensor | None:
+        return self._values
+
+    @values.setter
+    def values(self, value: torch.Tensor | None) -> None:
+        self._values = value
+        self._release_unless_buffered(value, 1)
+
+    def _release_unless_buffered(self, value: torch.Tensor | None, which: int) -> None:
+        if self._buffers is not None and (
+            value is None or value.data_ptr() != self._buffers[which].data_ptr()
+        ):
+            self._buffers = None
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
         if not self.is_initialized:
@@ -86,7 +113,7 @@ class SlotLayer(DynamicLayer):
         if self._buffers is None:
             return False
         return end <= self._buffers[0].shape[2] and all(
-            held.data_ptr() == buffer.data_ptr() and held.shape[:2] == buffer.shape[:2]
+            held.shape[:2] == buffer.shape[:2]
             for held, buffer in zip((self.keys, self.values), self._buffers, strict=True)
         )
 

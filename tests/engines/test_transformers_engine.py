@@ -243,8 +243,12 @@ def test_slot_layer_appends_in_place_and_holds_what_concatenation_would():
         expected_keys, expected_values = plain.update(step, -step)
         assert torch.equal(keys, expected_keys) and torch.equal(values, expected_values)
     assert len(pointers) == 1  # one buffer: every step was written in place
-    for layer in (slot, plain):  # rows leave the batch: a new tensor, moved into a fresh buffer on the next step
+    for layer in (
+        slot,
+        plain,
+    ):  # rows leave the batch: a new tensor, moved into a fresh buffer on the next step
         layer.batch_select_indices(torch.tensor([0, 2]))
+    assert slot._buffers is None  # the old buffers are released at once, not kept beside the selected rows
     step = torch.randn(2, 2, 1, 4, generator=generator)
     assert torch.equal(slot.update(step, step)[0], plain.update(step, step)[0])
     assert slot.get_seq_length() == 9
