@@ -54,8 +54,8 @@ class SlotLayer(DynamicLayer):
 
     Appending a decode step's token writes it in place; DynamicLayer's ``torch.cat`` copies the whole layer on every
     token, which with long prompts is much of a decode step's time and holds the layer twice while it copies
-    (``scripts/bench/rollout.py --part cache``). Whatever replaces ``keys``/``values`` (row selection, padding,
-    compaction) is moved into fresh buffers at the next append.
+    (``scripts/bench/rollout.py --part cache``). Assigning other keys or values (row selection, padding,
+    compaction) releases the buffers at once; the next append moves what the layer holds into fresh ones.
     """
 
     headroom = 128
@@ -69,8 +69,6 @@ class SlotLayer(DynamicLayer):
             setattr(slot, name, value)
         return slot
 
-    # Assigning keys or values that are not the buffers' (row selection, padding, compaction) releases the buffers
-    # at once, so the old cache is not kept alive beside the new one until the next append.
     @property
     def keys(self) -> torch.Tensor | None:
         return self._keys
@@ -109,7 +107,7 @@ class SlotLayer(DynamicLayer):
         return self.keys, self.values
 
     def _appendable(self, end: int) -> bool:
-        """Whether ``keys``/``values`` are still the buffers' leading slots and ``end`` slots fit."""
+        """Whether the buffers are still held (``keys``/``values`` are their leading slots) and ``end`` slots fit."""
         if self._buffers is None:
             return False
         return end <= self._buffers[0].shape[2] and all(

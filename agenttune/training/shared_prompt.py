@@ -103,7 +103,9 @@ class SharedPromptGRPOTrainer(GRPOTrainer):
         compute_aux_loss=False,
         **multimodal,
     ):
-        implementation = getattr(model.config, "_attn_implementation", None)
+        unwrapped = self.accelerator.unwrap_model(model)  # DDP and the like hide the config
+        implementation = getattr(unwrapped.config, "_attn_implementation", None)
+        mask_dtype = unwrapped.get_input_embeddings().weight.dtype
         if (
             compute_aux_loss
             or any(value is not None for value in multimodal.values())
@@ -128,6 +130,7 @@ class SharedPromptGRPOTrainer(GRPOTrainer):
                 logits_to_keep,
                 compute_entropy,
                 implementation,
+                mask_dtype,
             )
             for start in range(0, input_ids.size(0), batch_size)
         ]
@@ -136,7 +139,7 @@ class SharedPromptGRPOTrainer(GRPOTrainer):
         return logps, entropies, None
 
     def _shared_prompt_chunk(
-        self, model, input_ids, attention_mask, logits_to_keep, compute_entropy, implementation
+        self, model, input_ids, attention_mask, logits_to_keep, compute_entropy, implementation, mask_dtype
     ):
         prompt_width = input_ids.size(1) - logits_to_keep
         groups = prompt_groups(input_ids[:, :prompt_width], attention_mask[:, :prompt_width])
@@ -147,11 +150,10 @@ class SharedPromptGRPOTrainer(GRPOTrainer):
             )
             return logps, entropies
         completions = input_ids[:, prompt_width:]
-        dtype = model.get_input_embeddings().weight.dtype
         logps_rows, entropy_rows = {}, {}
         for prompt, rows in groups.items():
             packed = pack_group(list(prompt), [completions[row, : lengths[row]] for row in rows])
-            mask = segment_attention_mask(packed["segments"], implementation, dtype)
+            mask = segment_attention_mask(packed["segments"], implementation, mask_dtype)
             device = input_ids.device
             with self.accelerator.autocast():
                 outputs = model(
