@@ -222,7 +222,7 @@ def timed_steps(trainer, timer: StepTimer) -> tuple[list[float], list[float], di
 
 
 def compare(args, name: str, builders: dict[str, Callable[[Any, Any, str, StepTimer], Any]]) -> dict:
-    """Alternating rounds of both sides; medians, step times and the work metrics of the timed steps."""
+    """Alternating rounds of every side; medians, step times and the work metrics of the timed steps."""
     model_cfg = ModelConfig(name=args.model, path=MODELS[args.model])
     times: dict[str, list[float]] = {side: [] for side in builders}
     rollout_times: dict[str, list[float]] = {side: [] for side in builders}
