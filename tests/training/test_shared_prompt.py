@@ -43,15 +43,34 @@ def logps_and_gradients(trainer, method, ids, mask, width):
     return logps.detach(), entropies.detach(), gradients
 
 
-@pytest.mark.parametrize("attention", ["sdpa", "eager"])
-@pytest.mark.parametrize("checkpointing", [True, False])
-def test_shared_prompt_forward_equals_trls_on_cpu(tiny_model, tokenizer, tmp_path, attention, checkpointing):
+@pytest.mark.parametrize(
+    ("attention", "checkpointing", "lora"),
+    [
+        ("sdpa", True, False),
+        ("sdpa", False, False),
+        ("eager", True, False),
+        ("eager", False, False),
+        ("sdpa", True, True),
+    ],
+)
+def test_shared_prompt_forward_equals_trls_on_cpu(
+    tiny_model, tokenizer, tmp_path, attention, checkpointing, lora
+):
+    from peft import LoraConfig
+
     tiny_model.config._attn_implementation = attention
     algorithm = tiny_algorithm("grpo", beta=0.0, trl={"activation_checkpointing": checkpointing})
     prompts = TrainingData(prompts=Dataset.from_list([{"prompt": "hi"}] * 4))
     unused_reward = lambda completions, **_: [0.0] * len(completions)  # noqa: E731
+    adapters = LoraConfig(r=4, target_modules=["q_proj", "v_proj"], init_lora_weights=False) if lora else None
     trainer = build_trainer(
-        algorithm, tiny_model, tokenizer, prompts, str(tmp_path), reward_funcs=[unused_reward]
+        algorithm,
+        tiny_model,
+        tokenizer,
+        prompts,
+        str(tmp_path),
+        reward_funcs=[unused_reward],
+        peft_config=adapters,
     )
     assert isinstance(trainer, SharedPromptGRPOTrainer)
     if checkpointing:  # what Trainer.train does first
