@@ -99,7 +99,7 @@ class SlotLayer(DynamicLayer):
         used = self.get_seq_length()
         end = used + key_states.shape[-2]
         if not self._appendable(end):
-            self._rebuffer(key_states, value_states, end)
+            self._rebuffer(key_states, value_states, used, end)
         keys, values = self._buffers
         keys[:, :, used:end] = key_states
         values[:, :, used:end] = value_states
@@ -115,8 +115,8 @@ class SlotLayer(DynamicLayer):
             for held, buffer in zip((self.keys, self.values), self._buffers, strict=True)
         )
 
-    def _rebuffer(self, key_states: torch.Tensor, value_states: torch.Tensor, end: int) -> None:
-        used = self.get_seq_length()
+    def _rebuffer(self, key_states: torch.Tensor, value_states: torch.Tensor, used: int, end: int) -> None:
+        """Fresh buffers of ``end + headroom`` slots holding the layer's ``used`` slots."""
         buffers = []
         for held, new in ((self.keys, key_states), (self.values, value_states)):
             buffer = new.new_empty((*new.shape[:2], end + self.headroom, new.shape[3]))

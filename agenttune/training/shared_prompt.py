@@ -59,8 +59,8 @@ def pack_group(prompt: list[int], completions: list[torch.Tensor]) -> dict[str, 
     """
     head = torch.tensor(prompt[:-1], dtype=torch.long)
     last = torch.tensor(prompt[-1:], dtype=torch.long)
-    ids, positions, labels, segments = [head], [torch.arange(len(head))], [torch.full_like(head, -100)], []
-    segments.append(torch.zeros(len(head), dtype=torch.long))
+    ids, positions = [head], [torch.arange(len(head))]
+    labels, segments = [torch.full_like(head, -100)], [torch.zeros(len(head), dtype=torch.long)]
     for index, completion in enumerate(completions, start=1):
         completion = completion.cpu()
         ids.append(torch.cat([last, completion]))
@@ -150,11 +150,11 @@ class SharedPromptGRPOTrainer(GRPOTrainer):
             )
             return logps, entropies
         completions = input_ids[:, prompt_width:]
+        device = input_ids.device
         logps_rows, entropy_rows = {}, {}
         for prompt, rows in groups.items():
             packed = pack_group(list(prompt), [completions[row, : lengths[row]] for row in rows])
             mask = segment_attention_mask(packed["segments"], implementation, mask_dtype)
-            device = input_ids.device
             with self.accelerator.autocast():
                 outputs = model(
                     input_ids=packed["input_ids"][None].to(device),
