@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from omegaconf import OmegaConf
 
-from agenttune.tracking.resume import plan_resume
+from agenttune.events import write_jsonl
+from agenttune.events.schema import EventLog
+from agenttune.tracking.resume import plan_resume, recorded_episodes
 from tests.conftest import compose_config
 
 SMOKE = ["+experiment=smoke", "model=tiny_random", "algorithm=sft", "algorithm.max_steps=2"]
@@ -66,3 +69,36 @@ def test_any_other_change_names_the_keys_and_starts_fresh(tmp_path):
     assert (
         "algorithm.learning_rate (0.5 -> 0.001)" in plan(tmp_path, ["algorithm.learning_rate=0.001"]).message
     )
+
+
+def test_a_killed_run_without_a_checkpoint_is_named_for_its_recorded_evaluations(tmp_path):
+    earlier_run(tmp_path / "1", ["algorithm.learning_rate=3e-4"], steps=())
+    killed = earlier_run(tmp_path / "2", [], steps=())
+    result = plan(tmp_path, [])
+    assert result.checkpoint is None and result.killed_run == killed
+    assert plan(tmp_path, ["algorithm.learning_rate=3e-4"]).killed_run == tmp_path / "1"
+    assert plan(tmp_path, ["algorithm.learning_rate=1e-3"]).killed_run is None
+
+
+def episode(task, number):
+    return EventLog(id=f"{task}-{number}", task_id=task)
+
+
+def test_recorded_episodes_come_back_in_task_order_only_when_the_phase_is_whole(tmp_path):
+    path = tmp_path / "eventlogs" / "eval_before.jsonl"
+    write_jsonl(
+        [episode("b", 0), episode("a", 0), episode("b", 1)], path
+    )  # as episodes end, not in task order
+    logs = recorded_episodes(tmp_path, "eval_before", ["a", "b", "b"])  # a task played twice takes two
+    assert [log.id for log in logs] == ["a-0", "b-0", "b-1"]
+    assert recorded_episodes(tmp_path, "eval_before", ["a", "b", "b", "c"]) is None  # killed before c ended
+    assert recorded_episodes(tmp_path, "eval_before", ["a", "b", "c"]) is None  # not the phase's tasks
+    assert recorded_episodes(tmp_path, "eval_warm", ["a"]) is None  # never reached
+    with path.open("ab") as handle:  # a kill mid-write leaves a torn line, which is no episode
+        handle.write(b'{"id": "c-0", "task_')
+    with pytest.warns(UserWarning, match="torn"):
+        assert [log.id for log in recorded_episodes(tmp_path, "eval_before", ["b", "a", "b"])] == [
+            "b-0",
+            "a-0",
+            "b-1",
+        ]

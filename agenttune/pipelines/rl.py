@@ -7,6 +7,10 @@
    (warm start minus before). Skipped when the job resumes (the checkpoint holds the warm-started weights) or
    starts from ``init_from``. With ``warm_start.cache`` the student is trained once per recipe and reused by every
    job, a resumed one too (:mod:`agenttune.pipelines.warm_start`).
+
+   A ``resume=true`` job does not play ``eval_before`` again, nor ``eval_warm`` of a cached student, when the killed
+   run it continues recorded the whole phase (:func:`~agenttune.stages.phases.reused_episodes`): same config, same
+   policy, so its episodes stand and are scored as if played now.
 3. ``algorithm`` (grpo, rloo or ppo) on the benchmark's train tasks: every rollout an episode of the episode loop
    with the ``strategy`` group, scored from its EventLog by the benchmark's reward (``train/reward/<name>``),
    written to ``eventlogs/train/step-<N>.jsonl``.
@@ -34,15 +38,17 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     resume_from = resume_checkpoint(cfg, run)
     model, tokenizer = load_policy(cfg)
 
-    def evaluate_policy(phase: str):
-        return evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, phase)
+    def evaluate_policy(phase: str, reuse_recorded: bool = False):
+        engine = policy_engine(cfg, model, tokenizer)
+        return evaluate(cfg, run, benchmark, engine, eval_tasks, phase, reuse_recorded=reuse_recorded)
 
-    before = evaluate_policy("eval_before") if eval_tasks else None
+    before = evaluate_policy("eval_before", reuse_recorded=True) if eval_tasks else None
     warm = None
     # a resumed job's checkpoint holds the warm-started weights; with the cache it evaluates the student again
     if cfg.warm_start.enabled and not cfg.init_from and (cfg.warm_start.cache or not resume_from):
         model, tokenizer = warm_start(cfg, run, benchmark, model, tokenizer)
-        warm = evaluate_policy("eval_warm") if eval_tasks else None
+        # a cached student is the one a killed run evaluated: its recorded eval_warm stands
+        warm = evaluate_policy("eval_warm", reuse_recorded=cfg.warm_start.cache) if eval_tasks else None
         paired_comparison(cfg, run, before, warm, "delta_warm")
     train_on_policy(cfg, run, benchmark, model, tokenizer, resume_from)
     if eval_tasks:

@@ -38,6 +38,7 @@ from agenttune.selfevolve.build import build_toolgraph
 from agenttune.selfevolve.controller import ToolGraphController, toolgraph_config
 from agenttune.stages.policy import episode_rollouts, train_policy, typed
 from agenttune.stats import paired_deltas, paired_differences, task_means, with_intervals
+from agenttune.tracking.resume import recorded_episodes
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData, algorithm_config
 from agenttune.training.log_datasets import training_data
@@ -140,6 +141,28 @@ def episodes(
         ]
 
 
+def reused_episodes(run: RunContext, tasks: Sequence[Any], phase: str) -> list[EventLog] | None:
+    """``phase``'s episodes as recorded by the killed run of the same config that this ``resume=true`` job
+    continues (:func:`~agenttune.tracking.resume.recorded_episodes`), copied to this run's
+    ``eventlogs/<phase>.jsonl``; None when there is no such run or it did not record the whole phase."""
+    killed_run = run.resume_plan.killed_run if run.resume_plan else None
+    if killed_run is None:
+        return None
+    logs = recorded_episodes(killed_run, phase, [task_id(task, index) for index, task in enumerate(tasks)])
+    if logs is None:
+        return None
+    with run.episode_log(phase) as writer:
+        for episode in logs:
+            writer.write(episode)
+    log.info(
+        "%s: reusing the %d episodes that %s recorded (resume=true, same config)",
+        phase,
+        len(logs),
+        killed_run,
+    )
+    return logs
+
+
 def evaluate(
     cfg: DictConfig,
     run: RunContext,
@@ -149,6 +172,7 @@ def evaluate(
     phase: str,
     controllers: Mapping[str, ToolGraphController] | None = None,
     split: str = "eval",
+    reuse_recorded: bool = False,
 ) -> dict[str, dict[str, float]] | None:
     """Episodes of ``tasks`` (``eventlogs/<phase>.jsonl``; inside ToolGraph ``controllers`` when given) and the
     benchmark's metrics as ``<phase>/<metric>``: each per-episode score averaged per task (a task played several
@@ -157,9 +181,15 @@ def evaluate(
     ``task_scores.json`` under ``<phase>``; the episodes, one row each with their scores, to the tracker's
     ``<phase>/trajectories`` table (``split``: the split ``tasks`` come from).
 
+    With ``reuse_recorded`` (for a phase whose policy the config fixes), a ``resume=true`` job takes the episodes
+    that the killed run it continues recorded for the whole phase instead of playing them again
+    (:func:`reused_episodes`); the metrics are computed from them the same way.
+
     Returns the scores by task (for :func:`paired_comparison`), or None for a benchmark without per-episode scores.
     """
-    logs = episodes(cfg, benchmark, agent, tasks, phase, run, controllers)
+    logs = reused_episodes(run, tasks, phase) if reuse_recorded else None
+    if logs is None:
+        logs = episodes(cfg, benchmark, agent, tasks, phase, run, controllers)
     scores = benchmark.episode_scores(logs, tasks)
     by_task = None
     if scores is not None:

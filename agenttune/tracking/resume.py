@@ -11,18 +11,25 @@ this run, newest first (:func:`plan_resume`):
    ``algorithm.max_steps``, or how often it logs and saves): the job continues from its newest checkpoint to the
    new ``max_steps`` and names the keys;
 3. else the job starts fresh, naming the keys in which the newest earlier run differs.
+
+A killed run of the same config is also where a resumed job finds the evaluations it need not play again
+(:func:`recorded_episodes`): the pipelines reuse a phase whose policy the config fixes (the starting policy, a
+cached warm start) when the killed run recorded an episode for every task of it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from agenttune.events.io import read_jsonl
+from agenttune.events.schema import EventLog
 from agenttune.tracking.run import DIGEST_EXCLUDES
 from agenttune.training.checkpoints import last_checkpoint
 
@@ -39,11 +46,13 @@ SHOWN_KEYS = 6  # differing keys named in a message
 @dataclass(frozen=True)
 class ResumePlan:
     """What a ``resume=true`` job does: continue from ``checkpoint``, or nothing when ``completed_run`` already
-    ran this config to the end, or start fresh (both None); ``message`` says which, and why."""
+    ran this config to the end, or start fresh (both None); ``message`` says which, and why. ``killed_run`` is
+    the newest earlier run of the same config that did not complete (its recorded evaluations can be reused)."""
 
     checkpoint: str | None
     completed_run: Path | None
     message: str
+    killed_run: Path | None = None
 
 
 def flat_config(cfg: DictConfig) -> dict[str, Any]:
@@ -91,14 +100,16 @@ def plan_resume(cfg: DictConfig, run_dir: str | Path, checkpoint_subdir: str = "
         config_file = folder / ".hydra" / "config.yaml"
         if config_file.exists():
             earlier.append((folder, differences(flat_config(OmegaConf.load(config_file)), current)))
+    killed_run = None
     for folder, changed in earlier:
         if changed:
             continue
         if completed(folder):
             return ResumePlan(None, folder, f"{folder} already completed this config: nothing to do")
+        killed_run = killed_run or folder
         checkpoint = last_checkpoint(folder / checkpoint_subdir)
         if checkpoint is not None:
-            return ResumePlan(checkpoint, None, f"continuing {folder} from {checkpoint}")
+            return ResumePlan(checkpoint, None, f"continuing {folder} from {checkpoint}", killed_run)
     for folder, changed in earlier:
         if changed and all(
             key in CONTINUABLE and CONTINUABLE[key](*values) for key, values in changed.items()
@@ -112,4 +123,22 @@ def plan_resume(cfg: DictConfig, run_dir: str | Path, checkpoint_subdir: str = "
         return ResumePlan(None, None, f"no earlier run beside {run_dir}: starting fresh")
     newest, changed = earlier[0]
     why = f"differs in {describe(changed)}" if changed else "has no complete checkpoint"
-    return ResumePlan(None, None, f"the newest earlier run {newest} {why}: starting fresh")
+    return ResumePlan(None, None, f"the newest earlier run {newest} {why}: starting fresh", killed_run)
+
+
+def recorded_episodes(run_dir: Path, phase: str, task_ids: Sequence[str]) -> list[EventLog] | None:
+    """The episodes that the run in ``run_dir`` recorded for ``phase`` (``eventlogs/<phase>.jsonl``), one per
+    entry of ``task_ids`` and in its order (a task listed twice, as in repeated trials, takes two), or None
+    unless the file holds exactly those: a phase the run was killed in holds only some."""
+    path = run_dir / "eventlogs" / f"{phase}.jsonl"
+    if not path.exists():
+        return None
+    by_task: dict[str, list[EventLog]] = defaultdict(list)
+    for log in read_jsonl(path, strict=False).logs:  # a killed run's torn last line is no episode
+        by_task[log.task_id].append(log)
+    if sum(map(len, by_task.values())) != len(task_ids):
+        return None
+    try:
+        return [by_task[task_id].pop(0) for task_id in task_ids]
+    except IndexError:
+        return None

@@ -1,8 +1,12 @@
-"""resume=true continues an interrupted run of the same config from its last checkpoint, at the same step."""
+"""resume=true continues an interrupted run of the same config from its last checkpoint, at the same step, and
+does not play again the evaluations it recorded whole."""
 
 from __future__ import annotations
 
 import shutil
+
+from agenttune.events import load_jsonl
+from tests.pipelines.test_cuad_grpo import TINY_BUDGET
 
 SMOKE = [
     "+experiment=smoke",
@@ -28,3 +32,36 @@ def test_resume_continues_from_the_last_checkpoint_of_the_same_config(run_pipeli
 
     _, other = run_pipeline([*SMOKE, "resume=true", "algorithm.learning_rate=3e-4"], name="runs/third")
     assert other["metrics"]["train/resumed_from"] is None, "a different config never resumes another run"
+
+
+def test_a_resumed_rl_job_reuses_the_evaluations_its_killed_run_recorded(run_pipeline, tmp_path):
+    overrides = [*TINY_BUDGET, "warm_start.cache=true", f"paths.cache_dir={tmp_path / 'cache'}"]
+    first_dir, first = run_pipeline(overrides, name="runs/first")
+    # Leave it as a kill during GRPO would: both evaluations before GRPO recorded, no GRPO checkpoint, no summary.
+    (first_dir / "summary.json").unlink()
+    (first_dir / "eventlogs" / "eval_after.jsonl").unlink()
+    for checkpoint in (first_dir / "checkpoints").iterdir():
+        if checkpoint.name != "distill":
+            shutil.rmtree(checkpoint)
+
+    second_dir, second = run_pipeline([*overrides, "resume=true"], name="runs/second")
+    assert second["status"] == "completed", second["error"]
+
+    def episode_ids(run_dir, phase):
+        return sorted(log.id for log in load_jsonl(run_dir / "eventlogs" / f"{phase}.jsonl"))
+
+    for phase in (
+        "eval_before",
+        "eval_warm",
+    ):  # the same episodes (ids carry a random suffix), scored the same
+        assert episode_ids(second_dir, phase) == episode_ids(first_dir, phase)
+        for metric in ("hit@8", "tool_call_rate", "reward", "reward/ci_high"):
+            assert second["metrics"][f"{phase}/{metric}"] == first["metrics"][f"{phase}/{metric}"]
+    assert (
+        len(episode_ids(second_dir, "eval_after")) == 2
+    )  # GRPO ran again, and the policy it left was played
+    assert second["metrics"]["delta_rl/reward/n"] == 2
+
+    # a run of another config is never a source of episodes
+    third_dir, _ = run_pipeline([*overrides, "resume=true", "seed=1"], name="runs/third")
+    assert set(episode_ids(third_dir, "eval_before")).isdisjoint(episode_ids(first_dir, "eval_before"))
