@@ -73,6 +73,7 @@ ALGORITHM_RULES: dict[str, Check] = {
 RULES: dict[str, Check] = {
     "seed": non_negative,
     "model.dtype": one_of("float32", "bfloat16", "float16"),
+    "model.compute_dtype": one_of("bfloat16", "float16"),  # or null: no autocast
     "model.quantization": one_of("none", "nf4"),
     "model.engine": one_of("transformers", "vllm", "openai", "scripted"),
     "model.max_new_tokens": positive,

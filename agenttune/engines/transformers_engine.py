@@ -13,6 +13,8 @@ rather than ``model.generate``, for savings that matter in multi-turn rollouts:
   is run once for the rows sharing it and its keys and values repeated for each of them. A batch mixing several
   prompts (tau2's domains, each with its own policy and tools) shares one prefix per group of rows.
 * **Finished rows leave the batch** at once, so later steps only compute rows that are still generating.
+* **Autocast.** With ``compute_dtype`` (``model.compute_dtype``) every forward runs under ``torch.autocast`` to it:
+  bfloat16 on a CPU with AVX512-BF16 or AMX is ~1.7x faster than float32 (``scripts/bench/cpu_bf16.py``).
 
 A prompt must fit the model's context (``max_position_embeddings``): one that does not is never run; its request
 gets a failed generation naming both lengths (the episode loop logs it as an ERROR event and ends that episode
@@ -181,6 +183,7 @@ class TransformersEngine(Engine):
         max_new_tokens: int = 128,
         temperature: float = 0.7,
         top_p: float = 1.0,
+        compute_dtype: str | None = None,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -189,6 +192,7 @@ class TransformersEngine(Engine):
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.top_p = top_p
+        self.compute_dtype = getattr(torch, compute_dtype) if compute_dtype else None
         self.context = getattr(model.config.get_text_config(), "max_position_embeddings", None)
 
     def sync_weights(self, model: Any) -> None:
@@ -237,10 +241,19 @@ class TransformersEngine(Engine):
         was_training = self.model.training
         self.model.eval()
         try:
-            with torch.no_grad():
+            with torch.no_grad(), self._autocast():
                 self._decode(fitting, within_context)
         finally:
             self.model.train(was_training)
+
+    def _autocast(self) -> torch.autocast:
+        """Every forward of a run under autocast to ``compute_dtype`` (disabled when it is None)."""
+        device_type = self.model.device.type
+        return torch.autocast(
+            device_type,
+            self.compute_dtype or torch.get_autocast_dtype(device_type),
+            self.compute_dtype is not None,
+        )
 
     def _fitting(self, index: int, prompt: list[int] | None, next_prompt: NextPrompt) -> list[int] | None:
         """``prompt`` if the context holds it and a generated token; else what ``next_prompt`` returns once told

@@ -1,8 +1,9 @@
 """Training arguments shared by every algorithm, read from :class:`~agenttune.config.AlgorithmConfig`.
 
 Metrics are reported by :class:`~agenttune.training.callbacks.MetricsCallback` (``report_to="none"``), checkpoints
-go under the given output folder, bf16 mixed precision is used only on a CUDA GPU that supports it, and
-``use_cpu`` is set when no GPU is present. :func:`trl_config` adds the algorithm's pass-through options
+go under the given output folder, bf16 mixed precision is used on a CUDA GPU that supports it unless
+``algorithm.bf16`` says otherwise (true: on the CPU too, under CPU autocast), and ``use_cpu`` is set when no GPU is
+present. :func:`trl_config` adds the algorithm's pass-through options
 (``algorithm.trl``) and builds the TRL config.
 """
 
@@ -43,8 +44,6 @@ def on_gpu() -> bool:
 
 def common_arguments(algorithm: AlgorithmConfig, output_dir: str) -> dict[str, Any]:
     """Keyword arguments that every TRL config (a ``TrainingArguments`` subclass) takes the same way."""
-    import torch
-
     gpu = on_gpu()
     return {
         "output_dir": output_dir,
@@ -60,8 +59,17 @@ def common_arguments(algorithm: AlgorithmConfig, output_dir: str) -> dict[str, A
         "seed": algorithm.seed,
         "report_to": "none",
         "use_cpu": not gpu,
-        "bf16": gpu and torch.cuda.is_bf16_supported(),
+        "bf16": mixed_bf16(algorithm),
     }
+
+
+def mixed_bf16(algorithm: AlgorithmConfig) -> bool:
+    """Whether training runs under bf16 autocast: ``algorithm.bf16``, or when unset, on a CUDA GPU that supports it."""
+    import torch
+
+    if algorithm.bf16 is not None:
+        return algorithm.bf16
+    return on_gpu() and torch.cuda.is_bf16_supported()
 
 
 def on_policy_arguments(algorithm: SamplingConfig, output_dir: str) -> dict[str, Any]:

@@ -252,3 +252,25 @@ def test_slot_layer_appends_in_place_and_holds_what_concatenation_would():
     step = torch.randn(2, 2, 1, 4, generator=generator)
     assert torch.equal(slot.update(step, step)[0], plain.update(step, step)[0])
     assert slot.get_seq_length() == 9
+
+
+def test_compute_dtype_runs_every_forward_under_autocast(tokenizer, tiny_model):
+    dtypes = set()
+    hook = tiny_model.model.layers[0].mlp.down_proj.register_forward_hook(
+        lambda module, inputs, output: dtypes.add(output.dtype)
+    )
+    fp32 = TransformersEngine(tiny_model, tokenizer, max_new_tokens=4, temperature=0.0).generate(
+        CONVERSATIONS
+    )
+    assert dtypes == {torch.float32}
+    dtypes.clear()
+    engine = TransformersEngine(
+        tiny_model, tokenizer, max_new_tokens=4, temperature=0.0, compute_dtype="bfloat16"
+    )
+    bf16 = engine.generate(CONVERSATIONS)
+    assert dtypes == {torch.bfloat16}  # the shared prefix, the suffixes and every decode step
+    hook.remove()
+    assert {p.dtype for p in tiny_model.parameters()} == {torch.float32}
+    for low, full in zip(bf16, fp32, strict=True):  # bfloat16 rounding moves logprobs a little, not a lot
+        assert low.completion_ids[0] == full.completion_ids[0]
+        assert abs(low.logprobs[0] - full.logprobs[0]) < 0.1

@@ -156,3 +156,27 @@ def test_bco_unpaired_on_cpu(tiny_model, tokenizer, tmp_path):
     run_two_steps(
         tiny_algorithm("bco"), tiny_model, tokenizer, TrainingData(unpaired=unpaired_rows()), tmp_path
     )
+
+
+@pytest.mark.parametrize("name", ["sft", "grpo", "ppo"])
+def test_bf16_mixed_precision_on_cpu_trains_float32_weights_with_bf16_matmuls(
+    name, tiny_model, tokenizer, tmp_path
+):
+    """``algorithm.bf16=true`` on a CPU: the linear layers compute in bfloat16 (autocast) while the weights they
+    update stay float32."""
+    dtypes = set()
+    hook = tiny_model.model.layers[0].mlp.down_proj.register_forward_hook(
+        lambda module, inputs, output: dtypes.add(output.dtype) if torch.is_grad_enabled() else None
+    )
+    data, options = ALGORITHM_DATA[name](tokenizer) if name in ALGORITHM_DATA else TrainingData(), {}
+    if name == "ppo":
+        options = {"rollouts": calculator_rollouts(tokenizer, log_dir=tmp_path / "eventlogs")}
+    elif (
+        name == "grpo"
+    ):  # beta 0: a reference would be reloaded from the model's path, which the tiny model lacks
+        options = {"reward_funcs": [length_reward]}
+    algorithm = tiny_algorithm(name, bf16=True, **({"beta": 0.0} if name == "grpo" else {}))
+    run_two_steps(algorithm, tiny_model, tokenizer, data, tmp_path, **options)
+    hook.remove()
+    assert dtypes == {torch.bfloat16}
+    assert {p.dtype for p in tiny_model.parameters()} == {torch.float32}

@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from agenttune.training.arguments import on_gpu
+from agenttune.training.arguments import mixed_bf16, on_gpu
 from agenttune.training.callbacks import MetricsCallback
 from agenttune.training.checkpoints import PPO_STATE, rotate_checkpoints, staging
 from agenttune.training.ppo.gae import masked_gae, whiten
@@ -125,8 +125,8 @@ class PPOTrainer:
         )
         self.optimizer = torch.optim.AdamW(parameters, lr=self.args.learning_rate)
         self.state = PPOState()
-        gpu_bf16 = self.device.type == "cuda" and torch.cuda.is_bf16_supported()
-        self.autocast = (lambda: torch.autocast("cuda", torch.bfloat16)) if gpu_bf16 else nullcontext
+        bf16 = mixed_bf16(self.args)
+        self.autocast = (lambda: torch.autocast(self.device.type, torch.bfloat16)) if bf16 else nullcontext
 
     def reference(self, ref_model):
         """The frozen reference policy for the KL penalty: None when ``beta == 0`` or under PEFT (adapters off)."""
