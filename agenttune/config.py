@@ -37,7 +37,7 @@ class ModelConfig:
     path: str = MISSING
     dtype: str = "float32"  # float32 | bfloat16 | float16
     # transformers engine: generate under torch.autocast to this dtype (bfloat16 | float16; weights stay in dtype);
-    # bfloat16 is ~1.7x faster on a CPU with AVX512-BF16 or AMX (scripts/bench/cpu_bf16.py). Training: algorithm.bf16
+    # bfloat16: 1.37x faster generation on a CPU with AVX512-BF16 (scripts/bench/cpu_bf16.py). Training: algorithm.bf16
     compute_dtype: str | None = None
     chat_template: str = "qwen2_5"  # a tool-calling template TRL ships, or "native"
     quantization: str = "none"  # none | nf4 (4-bit QLoRA, needs CUDA and bitsandbytes)
@@ -148,7 +148,7 @@ class AlgorithmConfig:
     save_total_limit: int | None = 2  # checkpoint-<step> folders kept, the newest (None keeps every one)
     seed: int = 0
     # bf16 mixed precision (weights and optimizer states stay float32): null on a CUDA GPU that supports it, true on
-    # the CPU too (~1.7x faster with AVX512-BF16 or AMX, scripts/bench/cpu_bf16.py), false never
+    # the CPU too (a step 1.62x faster with AVX512-BF16, scripts/bench/cpu_bf16.py), false never
     bf16: bool | None = None
     # any other option of the algorithm's TRL config, passed to it unchanged: +algorithm.trl.top_k=20
     trl: dict[str, Any] = field(default_factory=dict)

@@ -14,7 +14,7 @@ rather than ``model.generate``, for savings that matter in multi-turn rollouts:
   prompts (tau2's domains, each with its own policy and tools) shares one prefix per group of rows.
 * **Finished rows leave the batch** at once, so later steps only compute rows that are still generating.
 * **Autocast.** With ``compute_dtype`` (``model.compute_dtype``) every forward runs under ``torch.autocast`` to it:
-  bfloat16 on a CPU with AVX512-BF16 or AMX is ~1.7x faster than float32 (``scripts/bench/cpu_bf16.py``).
+  bfloat16 generates 1.37x faster than float32 on a CPU with AVX512-BF16 (``scripts/bench/cpu_bf16.py``).
 
 A prompt must fit the model's context (``max_position_embeddings``): one that does not is never run; its request
 gets a failed generation naming both lengths (the episode loop logs it as an ERROR event and ends that episode
