@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import random
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -104,7 +105,7 @@ def train_policy(
 
     Metrics go to metrics.jsonl as ``<prefix>/<name>``; checkpoints to ``checkpoints/checkpoint-<step>``; the
     final policy (with its tokenizer) to ``checkpoints/final``. A preliminary ``stage`` (e.g. the warm-start
-    SFT before RL) trains with that algorithm instead, into ``checkpoints/<prefix>/``.
+    SFT before RL) trains with that algorithm instead, into ``checkpoints/<prefix>/``, which keeps only ``final``.
     """
     algorithm = stage or algorithm_config(cfg.algorithm)
     checkpoint_dir = run.checkpoint_dir / prefix if stage else run.checkpoint_dir
@@ -123,6 +124,11 @@ def train_policy(
     trainer.save_model(str(final))
     tokenizer.save_pretrained(str(final))
     model.config.name_or_path = str(final)  # where the current weights live (engines that load from disk)
+    if (
+        stage
+    ):  # nothing resumes a preliminary stage: its checkpoints (1.6 GB each for SmolLM2) would fill the disk
+        for checkpoint in checkpoint_dir.glob("checkpoint-*"):
+            shutil.rmtree(checkpoint)
     run.set_summary(
         {f"{prefix}/global_step": trainer.state.global_step, f"{prefix}/resumed_from": resume_from}
     )

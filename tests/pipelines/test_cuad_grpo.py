@@ -46,6 +46,9 @@ def test_cuad_grpo_warm_starts_then_trains_with_search_calls(run_pipeline):
     assert metrics["distill/teacher_episodes"] == 6
     assert metrics["distill/global_step"] == 1
     assert (run_dir / "checkpoints" / "distill" / "final" / "config.json").exists()
+    assert not list(
+        (run_dir / "checkpoints" / "distill").glob("checkpoint-*")
+    )  # nothing resumes a warm start
     kept = load_jsonl(run_dir / "eventlogs" / "teacher_kept.jsonl")
     assert kept and all(any(e.kind == EventKind.TOOL_CALL for e in log.events) for log in kept)
     # then GRPO, whose rollouts search the same index
