@@ -8,6 +8,9 @@ weight, summed and divided by the number of target tokens whose weight is positi
 gradient accumulation the micro-batch losses are averaged, as the Trainer does for losses it cannot count
 across batches). Dividing by the token count, not the weight sum, keeps weights absolute: a token of weight 2.0
 counts twice as much as one of weight 1.0, whatever else is in the batch, and weight 0.0 tokens get no gradient.
+Only the positions that predict a weighted token go through the LM head (the model's ``logits_to_keep``): an agent
+trajectory's rows are mostly tool results of weight 0, and their ``seq x vocab`` logits would be most of the
+step's memory for nothing (``scripts/bench/sft_step.py``).
 
 :class:`WeightedSFTTrainer` subclasses ``SFTTrainer`` and overrides only the documented ``compute_loss``; the
 dataset is passed already tokenized, so SFTTrainer's preparation is skipped (``skip_prepare_dataset``) and
@@ -33,19 +36,37 @@ from agenttune.events.schema import EventLog
 logger = logging.getLogger(__name__)
 
 
-def weighted_token_loss(logits: torch.Tensor, input_ids: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+def weighted_token_loss(
+    logits: torch.Tensor,
+    input_ids: torch.Tensor,
+    weights: torch.Tensor,
+    positions: torch.Tensor | None = None,
+) -> torch.Tensor:
     """Weighted next-token cross-entropy, normalised by the count of positively weighted target tokens.
 
-    ``logits`` is ``(batch, seq, vocab)``; position ``t`` predicts ``input_ids[:, t + 1]`` with weight
-    ``weights[:, t + 1]``. A batch without weighted tokens gives a zero loss (not NaN).
+    ``logits`` is ``(batch, seq, vocab)``, or with ``positions`` ``(batch, len(positions), vocab)``: the logits at
+    those positions only. Position ``t`` predicts ``input_ids[:, t + 1]`` with weight ``weights[:, t + 1]``. A batch
+    without weighted tokens gives a zero loss (not NaN).
     """
-    targets = input_ids[:, 1:]
-    target_weights = weights[:, 1:].to(logits.dtype)
+    if positions is None:
+        positions = torch.arange(input_ids.size(1) - 1, device=input_ids.device)
+        logits = logits[:, :-1]
+    targets = input_ids[:, positions + 1]
+    target_weights = weights[:, positions + 1].to(logits.dtype)
     per_token = F.cross_entropy(
-        logits[:, :-1].reshape(-1, logits.size(-1)), targets.reshape(-1), reduction="none"
+        logits.reshape(-1, logits.size(-1)), targets.reshape(-1), reduction="none"
     ).view_as(target_weights)
     count = (target_weights > 0).sum().clamp(min=1)
     return (per_token * target_weights).sum() / count
+
+
+def predicting_positions(weights: torch.Tensor) -> torch.Tensor:
+    """The positions ``t`` at which some row of the batch predicts a weighted token (``weights[:, t + 1] > 0``).
+
+    >>> predicting_positions(torch.tensor([[0.0, 0.0, 1.0, 1.0], [0.0, 2.0, 0.0, 0.0]])).tolist()
+    [0, 1, 2]
+    """
+    return (weights[:, 1:] > 0).any(0).nonzero().squeeze(-1)
 
 
 @dataclasses.dataclass
@@ -81,13 +102,19 @@ class WeightedSFTTrainer(SFTTrainer):
         self.model_accepts_loss_kwargs = False
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        """Weighted cross-entropy of :func:`weighted_token_loss` on one padded batch."""
+        """Weighted cross-entropy of :func:`weighted_token_loss` on one padded batch, with logits only where a row
+        predicts a weighted token (:func:`predicting_positions`)."""
+        input_ids, weights = inputs["input_ids"], inputs["weights"]
+        positions = predicting_positions(weights)
         outputs = model(
-            input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"], use_cache=False
+            input_ids=input_ids,
+            attention_mask=inputs["attention_mask"],
+            use_cache=False,
+            logits_to_keep=positions,
         )
-        loss = weighted_token_loss(outputs.logits, inputs["input_ids"], inputs["weights"])
+        loss = weighted_token_loss(outputs.logits, input_ids, weights, positions)
         mode = "train" if model.training else "eval"
-        self._metrics[mode]["weighted_tokens"].append(float((inputs["weights"][:, 1:] > 0).sum()))
+        self._metrics[mode]["weighted_tokens"].append(float((weights[:, 1:] > 0).sum()))
         return (loss, outputs) if return_outputs else loss
 
 

@@ -9,6 +9,7 @@ from agenttune.training.weighted_sft import (
     WeightedCollator,
     as_weighted_rows,
     build_weighted_sft_trainer,
+    predicting_positions,
     weighted_token_loss,
 )
 
@@ -52,6 +53,37 @@ def test_zero_weight_tokens_get_no_gradient(tiny_model):
         )
         targets[0, 4] = (targets[0, 4] + 17) % 1000  # a weighted target does change it
         assert not torch.equal(weighted_token_loss(logits, targets, weights), loss)
+
+
+def test_logits_at_weighted_positions_only_give_the_same_loss_and_gradients(tiny_model):
+    torch.manual_seed(0)
+    batch = WeightedCollator(pad_token_id=0)(
+        [
+            {
+                "input_ids": torch.randint(3, 1000, (12,)).tolist(),
+                "weights": [0] * 4 + [1] * 3 + [0] * 3 + [2] * 2,
+            },
+            {"input_ids": torch.randint(3, 1000, (8,)).tolist(), "weights": [0, 1, 1] + [0] * 5},
+        ]
+    )
+    input_ids, mask, weights = batch["input_ids"], batch["attention_mask"], batch["weights"]
+    positions = predicting_positions(weights)
+    assert positions.tolist() == [0, 1, 3, 4, 5, 9, 10]
+
+    def loss_and_grads(**kept):
+        tiny_model.zero_grad()
+        logits = tiny_model(
+            input_ids=input_ids, attention_mask=mask, logits_to_keep=kept.get("positions", 0)
+        ).logits
+        loss = weighted_token_loss(logits, input_ids, weights, **kept)
+        loss.backward()
+        return loss.detach(), {name: p.grad.clone() for name, p in tiny_model.named_parameters()}
+
+    full_loss, full_grads = loss_and_grads()
+    kept_loss, kept_grads = loss_and_grads(positions=positions)
+    assert torch.allclose(kept_loss, full_loss, atol=1e-6)
+    for name, grad in full_grads.items():
+        assert torch.allclose(kept_grads[name], grad, atol=1e-6), name
 
 
 def test_doubling_a_segment_weight_changes_the_update(tiny_model):
