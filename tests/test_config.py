@@ -135,7 +135,8 @@ def test_appended_field_of_another_algorithm_fails_validation_naming_the_key():
 def test_trl_pass_through_composes(overrides):
     cfg = compose_resolved(["+experiment=cuad_grpo", *overrides])
     validate_config(cfg)
-    assert algorithm_config(cfg.algorithm).trl == {"top_k": 20, "mask_truncated_completions": True}
+    trl = algorithm_config(cfg.algorithm).trl
+    assert trl == {"activation_checkpointing": False, "top_k": 20, "mask_truncated_completions": True}
 
 
 def test_warm_start_algorithm_has_the_sft_schema():
