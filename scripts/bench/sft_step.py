@@ -1,5 +1,6 @@
-"""The warm start's SFT step on real agent trajectories, four ways side by side: rows padded into a batch of 2 or
-fed one at a time with 2 accumulated, and logits over every position or only where a weighted token is predicted.
+"""The warm start's SFT step on real agent trajectories, five ways side by side: rows padded into a batch of 2 or
+fed one at a time with 2 accumulated, logits over every position or only where a weighted token is predicted, and
+activation checkpointing on or off.
 
 Rows are a scripted teacher's CUAD search trajectories (``--logs``: an EventLog file; by default the
 ``teacher_kept.jsonl`` of the newest ``cuad_grpo`` run), projected to weighted SFT rows exactly as the warm start
@@ -100,8 +101,9 @@ def main() -> None:
     args = parser.parse_args()
 
     logs_path = args.logs or newest_teacher_log()
-    tokenizer = load_tokenizer(ModelConfig(name="smollm2_135m", path="embedded:smollm2_135m"), args.cache_dir)
-    model = load_model(ModelConfig(name="smollm2_135m", path="embedded:smollm2_135m"), args.cache_dir)
+    model_config = ModelConfig(name="smollm2_135m", path="embedded:smollm2_135m")
+    tokenizer = load_tokenizer(model_config, args.cache_dir)
+    model = load_model(model_config, args.cache_dir)
     model.train()
     weights = SFTAlgorithmConfig().segment_weights
     rows = as_weighted_rows(read_jsonl(logs_path).logs, tokenizer, weights, args.max_length).to_list()
@@ -128,7 +130,11 @@ def main() -> None:
             )
 
     base = statistics.median(times[next(iter(SIDES))])
-    full_logits = {batch: side for side, (batch, weighted, checkpointing) in SIDES.items() if not weighted}
+    full_logits = {  # each batching's reference side for the loss check
+        batch: side
+        for side, (batch, weighted, checkpointing) in SIDES.items()
+        if not (weighted or checkpointing)
+    }
     result = {
         "logs": str(logs_path),
         "pairs": args.pairs,
