@@ -171,6 +171,9 @@ class BenchmarkConfig:
     question_style: str = "title_parties"  # cuad: how a question names its contract: title_parties | title
     chunk_size: int = 1200
     chunk_overlap: int = 200
+    # cuad: a teacher episode is kept for distillation when its answer's token F1 with the gold is at least this
+    # (1.0 keeps the episodes that answer with a gold answer exactly)
+    teacher_min_f1: float = 0.3
     distractor_docs: int = 20  # legalbench_rag: CUAD contracts mixed into each corpus
     corpora: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # adp_samples: sample files under data_dir/adp_samples

@@ -181,6 +181,18 @@ def test_checks_reject_unanswered_and_wrong_answers(tokenizer):
     assert check_trajectory(log, elsewhere) == "answer"
 
 
+def test_min_f1_one_keeps_only_exact_answers(tokenizer):
+    longer = replace(QUESTION, answer=f"{CLAUSE[:-1]}, without regard to its conflict of laws rules")
+    log = teacher_episode(tokenizer, longer, Contracts(CONTRACT), max_steps=2)
+    assert final_answer(log) == f"<answer>{CLAUSE}</answer>"  # the closest sentence shown, not the gold
+    assert check_trajectory(log, longer) == ""  # token F1 0.8: kept by default
+    assert check_trajectory(log, longer, min_f1=1.0) == "answer"
+    assert (
+        check_trajectory(teacher_episode(tokenizer, QUESTION, Contracts(CONTRACT)), QUESTION, min_f1=1.0)
+        == ""
+    )
+
+
 @pytest.mark.parametrize("module", [teacher, grounding])
 def test_docstring_examples(module):
     result = doctest.testmod(module)

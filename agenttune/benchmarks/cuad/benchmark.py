@@ -135,4 +135,4 @@ class CuadSearch(Benchmark):
         return ScriptedEngine(RetrievalTeacher([task], max_calls=self.cfg.harness.max_steps - 1), tokenizer)
 
     def check(self, log: EventLog, task: QuestionRecord) -> str:
-        return check_trajectory(log, task)
+        return check_trajectory(log, task, min_f1=self.cfg.benchmark.teacher_min_f1)
