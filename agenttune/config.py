@@ -49,6 +49,8 @@ class ModelConfig:
     temperature: float = 0.7  # sampling for rollouts (and for evaluation unless eval_temperature is set)
     eval_temperature: float | None = None  # evaluation sampling; null: temperature; 0: greedy
     top_p: float = 1.0
+    # transformers engine: an <answer> is decoded as a verbatim span of the turn's prompt (agenttune/engines/extractive.py)
+    extractive_answers: bool = False
     tiny_hidden_size: int = 64  # tiny_random only
     tiny_num_layers: int = 2  # tiny_random only
 

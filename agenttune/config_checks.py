@@ -88,6 +88,7 @@ RULES: dict[str, Check] = {
     "benchmark.num_train": non_negative,  # 0: every task
     "benchmark.num_eval": non_negative,
     "benchmark.trials": positive,
+    "benchmark.teacher_min_f1": fraction,
     "retrieval.k": positive,
     "warm_start.num_questions": positive,
     "logger.train_episodes": non_negative,
@@ -103,7 +104,8 @@ def describe(check: Check) -> str:
 
 def check_values(cfg: DictConfig) -> None:
     """Raise :class:`ConfigValueError` for the first value of :data:`RULES` out of range (absent keys and nulls are
-    skipped) or a path-forming value (``task_name``, tau2 domains) that is not one folder name."""
+    skipped), extractive answers asked of an engine that cannot apply them, or a path-forming value (``task_name``,
+    tau2 domains) that is not one folder name."""
     for key, check in RULES.items():
         try:
             value = OmegaConf.select(cfg, key, default=None)
@@ -113,6 +115,12 @@ def check_values(cfg: DictConfig) -> None:
             continue
         if (isinstance(value, float) and math.isnan(value)) or not check(value):
             raise ConfigValueError(f"{key}={value!r} is out of range: it must be {describe(check)}")
+    engine = OmegaConf.select(cfg, "model.engine", default="transformers")
+    if OmegaConf.select(cfg, "model.extractive_answers", default=False) and engine != "transformers":
+        raise ConfigValueError(
+            f"model.extractive_answers=true constrains decoding in the transformers engine; model.engine={engine} "
+            "cannot apply it"
+        )
     names = {
         "task_name": cfg["task_name"],
         "benchmark.domain": OmegaConf.select(cfg, "benchmark.domain", default=""),

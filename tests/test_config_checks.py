@@ -31,6 +31,7 @@ SMOKE = ["+experiment=smoke", "model=tiny_random"]
         ("model.max_new_tokens=0", "model.max_new_tokens"),
         ("strategy.max_turns=0", "strategy.max_turns"),
         ("benchmark.num_eval=-1", "benchmark.num_eval"),
+        ("benchmark.teacher_min_f1=1.5", "benchmark.teacher_min_f1"),
         ("task_name=../../x", "task_name"),
         ("task_name=a/b", "task_name"),
         ("task_name=..", "task_name"),
@@ -42,6 +43,13 @@ def test_a_value_out_of_range_is_refused_naming_the_key(override, key):
     cfg = compose_config([*SMOKE, override])
     with pytest.raises(ConfigValueError, match=rf"^{key}="):
         check_config(cfg)
+
+
+def test_extractive_answers_need_the_transformers_engine():
+    cfg = compose_config([*SMOKE, "model.extractive_answers=true", "model.engine=vllm"])
+    with pytest.raises(ConfigValueError, match="model.extractive_answers=true .* model.engine=vllm"):
+        check_config(cfg)
+    check_config(compose_config([*SMOKE, "model.extractive_answers=true"]))
 
 
 def test_an_appended_algorithm_field_is_range_checked_too():

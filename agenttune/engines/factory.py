@@ -66,7 +66,13 @@ def build_engine(
         if cache_dir is None:
             raise ValueError("engine=transformers needs a model, or cache_dir to load it")
         model = load_model(model_cfg, cache_dir)
-    return TransformersEngine(model, tokenizer, compute_dtype=model_cfg.compute_dtype, **sampling)
+    return TransformersEngine(
+        model,
+        tokenizer,
+        compute_dtype=model_cfg.compute_dtype,
+        extractive_answers=model_cfg.extractive_answers,
+        **sampling,
+    )
 
 
 def saved_weights(model: Any) -> str:

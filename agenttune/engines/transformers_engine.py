@@ -31,7 +31,9 @@ there is no shared prefix, rows are plainly left-padded, and ``serve`` runs turn
 Sampling is chosen by ``temperature`` (0 means greedy) and ``top_p``; a turn stops at the tokenizer's stop
 tokens (eos, ``<|im_end|>``) or after ``max_new_tokens``. Each chosen token's logprob is
 ``log_softmax(raw_logits / T)`` at that step (T = 1 when greedy), the convention TRL uses to score completions,
-so the logged values are comparable with the trainer's.
+so the logged values are comparable with the trainer's. With ``extractive_answers`` the text inside
+``<answer>...</answer>`` is constrained to a verbatim span of the turn's prompt (:mod:`agenttune.engines.extractive`);
+a constrained token's logprob is then the one of the renormalised distribution it was sampled from.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
 from agenttune.engines.base import Engine, FollowUp, Generation, Message, Request
+from agenttune.engines.extractive import ExtractiveAnswers
 from agenttune.engines.templates import stop_token_ids
 
 NextPrompt = Callable[[int, Generation], list[int] | None]
@@ -160,6 +163,7 @@ class _Turn:
     prompt: list[int]
     ids: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
+    source: str = ""  # the prompt as text, decoded once when extractive answers need it
 
     def continuation(self, prompt: list[int]) -> tuple[list[int], bool]:
         """The ids to feed for the next ``prompt`` and whether the row must start afresh.
@@ -184,6 +188,7 @@ class TransformersEngine(Engine):
         temperature: float = 0.7,
         top_p: float = 1.0,
         compute_dtype: str | None = None,
+        extractive_answers: bool = False,
     ) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -194,6 +199,7 @@ class TransformersEngine(Engine):
         self.top_p = top_p
         self.compute_dtype = getattr(torch, compute_dtype) if compute_dtype else None
         self.context = getattr(model.config.get_text_config(), "max_position_embeddings", None)
+        self.extractive = ExtractiveAnswers(tokenizer, self.stop_ids) if extractive_answers else None
 
     def sync_weights(self, model: Any) -> None:
         """Generate with ``model`` itself, the live object a trainer updates (no copy)."""
@@ -280,8 +286,10 @@ class TransformersEngine(Engine):
         batch.rows = torch.tensor(list(prompts), device=batch.rows.device)
         stop_ids = torch.tensor(self.stop_ids, device=self.model.device)
         while True:
-            tokens, scores = self._sample(logits)
             rows = batch.rows.tolist()
+            if self.extractive is not None:
+                self._constrain(logits, [turns[row] for row in rows])
+            tokens, scores = self._sample(logits)
             for row, token, score in zip(rows, tokens.tolist(), scores.tolist(), strict=True):
                 turns[row].ids.append(token)
                 turns[row].logprobs.append(score)
@@ -299,6 +307,17 @@ class TransformersEngine(Engine):
             if ended.all() and not feeds:
                 return
             logits = self._advance(batch, tokens, ended, feeds)
+
+    def _constrain(self, logits: torch.Tensor, turns: list[_Turn]) -> None:
+        """Mask, in place, each row's tokens that would leave a verbatim span inside ``<answer>``."""
+        for position, turn in enumerate(turns):
+            turn.source = turn.source or self.tokenizer.decode(turn.prompt, skip_special_tokens=False)
+            generated = self.tokenizer.decode(turn.ids, skip_special_tokens=False)
+            allowed = self.extractive.allowed(turn.source, generated)
+            if allowed is not None:
+                kept = logits[position, allowed]
+                logits[position] = float("-inf")
+                logits[position, allowed] = kept
 
     def _advance(
         self,
