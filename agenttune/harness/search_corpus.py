@@ -85,9 +85,13 @@ class Shown:
     text: str
 
 
-def shown_part(hit: SearchHit, query: str, snippet_chars: int = 0) -> Shown:
-    """The part of ``hit`` a result shows: all of it, or the ``snippet_chars`` window best matching ``query``."""
-    start, end = best_window(hit.text, query, snippet_chars) if snippet_chars else (0, len(hit.text))
+def shown_part(hit: SearchHit, query: str, snippet_chars: int = 0, finish_sentence: bool = False) -> Shown:
+    """The part of ``hit`` a result shows: all of it, or the ``snippet_chars`` window best matching ``query``
+    (run on to the end of its last sentence with ``finish_sentence``)."""
+    if snippet_chars:
+        start, end = best_window(hit.text, query, snippet_chars, finish_sentence)
+    else:
+        start, end = 0, len(hit.text)
     return Shown(hit.doc_id, hit.start + start, hit.start + end, hit.text[start:end])
 
 
@@ -127,6 +131,7 @@ class SearchCorpusHarness(ToolsHarness):
         retriever: the search backend (see :class:`SearchBackend`).
         top_k: hits per search (and documents per ``find_documents``).
         snippet_chars: characters of each hit's text shown to the model (0: the whole chunk).
+        snippet_finish_sentence: run each snippet on to the end of the sentence it cuts (a quarter more at most).
         max_steps: actions per episode (tool calls and the final message).
         tool_timeout_s: deadline of one call.
         system_prompt: the SYSTEM event opening every episode (default: the prompt naming ``tools``).
@@ -142,6 +147,7 @@ class SearchCorpusHarness(ToolsHarness):
         tool_timeout_s: float = 30.0,
         system_prompt: str | None = None,
         snippet_chars: int = 0,
+        snippet_finish_sentence: bool = False,
         catalog: DocumentCatalog | None = None,
         tools: Sequence[str] = ("search",),
     ) -> None:
@@ -154,6 +160,7 @@ class SearchCorpusHarness(ToolsHarness):
         self.catalog = catalog
         self.top_k = top_k
         self.snippet_chars = snippet_chars
+        self.snippet_finish_sentence = snippet_finish_sentence
         if system_prompt is None:
             system_prompt = SEARCH_SYSTEM_PROMPT if list(tools) == ["search"] else DOCUMENT_TOOLS_PROMPT
         registry = ToolRegistry([getattr(self, name) for name in tools], timeout_s=tool_timeout_s)
@@ -169,12 +176,13 @@ class SearchCorpusHarness(ToolsHarness):
             max_steps=cfg.max_steps,
             tool_timeout_s=cfg.tool_timeout_s,
             snippet_chars=cfg.snippet_chars,
+            snippet_finish_sentence=cfg.snippet_finish_sentence,
             catalog=catalog,
             tools=cfg.tools,
         )
 
     def _result(self, query: str, hits: list[SearchHit]) -> ToolOutput:
-        shown = [shown_part(h, query, self.snippet_chars) for h in hits]
+        shown = [shown_part(h, query, self.snippet_chars, self.snippet_finish_sentence) for h in hits]
         metadata = {
             RETRIEVED_IDS_KEY: [h.chunk_id for h in hits],
             "doc_ids": [h.doc_id for h in hits],

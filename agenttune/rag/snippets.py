@@ -15,16 +15,21 @@ from agenttune.rewards.grounding import content_word_list
 
 PREFIX = 5
 _WORD = re.compile(r"\w+")
+_SENTENCE_END = re.compile(r"[.;]\s")
 
 
-def best_window(text: str, query: str, width: int) -> tuple[int, int]:
+def best_window(text: str, query: str, width: int, finish_sentence: bool = False) -> tuple[int, int]:
     """``(start, end)`` in ``text`` of a window of at most ``width`` characters holding the most distinct
-    query words (the earliest such window; the text's start when no word matches).
+    query words (the earliest such window; the text's start when no word matches). With ``finish_sentence`` the
+    window runs on to the end of the sentence it cuts, when that ends within a quarter of ``width`` more.
 
     >>> text = "Preamble text here, and more of it. The laws of Nevada govern this lease."
     >>> start, end = best_window(text, "which law governs the lease", 40)
     >>> text[start:end]
     'it. The laws of Nevada govern this'
+    >>> start, end = best_window(text, "which law governs the lease", 40, finish_sentence=True)
+    >>> text[start:end]
+    'it. The laws of Nevada govern this lease.'
     >>> best_window("short", "anything", 30)
     (0, 5)
     """
@@ -54,4 +59,7 @@ def best_window(text: str, query: str, width: int) -> tuple[int, int]:
     if end < len(text):
         cut = text.rfind(" ", start + 1, end)
         end = cut if first is not None and cut > first else end
+    if finish_sentence and end < len(text):
+        stop = _SENTENCE_END.search(text + " ", end - 1, min(len(text), end + width // 4) + 1)
+        end = stop.start() + 1 if stop else end
     return start, end

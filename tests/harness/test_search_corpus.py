@@ -6,7 +6,7 @@ import pytest
 from agenttune.config import HarnessConfig
 from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.schema import Event, EventLog, TextPayload, ToolCallPayload
-from agenttune.harness.search_corpus import SearchCorpusHarness
+from agenttune.harness.search_corpus import SearchCorpusHarness, shown_part
 from agenttune.harness.tools_harness import Question
 from agenttune.rag.catalog import DocumentCatalog
 from agenttune.rag.chunking import Chunk
@@ -102,6 +102,18 @@ def test_snippets_show_the_window_of_the_query_words_with_its_range():
     (event,) = harness.step(search("governing", "s1")).observations
     assert event.payload.content == "[1] doc_id: lease doc | chars 13-23\ngoverning."
     assert event.payload.metadata["spans"] == [["lease doc", 13, 23]]
+
+
+def test_a_snippet_may_run_on_to_the_end_of_its_sentence():
+    clause = "The laws of Nevada govern this lease."
+    text = f"Preamble text here, and more of it. {clause} Notices go by mail to the tenant."
+    hit = Hit("lease doc#3", "lease doc", 1.0, text, 1000, 1000 + len(text))
+    cut = shown_part(hit, "which law governs the lease", 40)
+    whole = shown_part(hit, "which law governs the lease", 40, finish_sentence=True)
+    assert cut.text.endswith("govern this") and whole.text.endswith(clause)
+    assert (whole.start, whole.end) == (cut.start, 1000 + text.index(clause) + len(clause))
+    harness = make(snippet_chars=40, snippet_finish_sentence=True)
+    assert harness.snippet_finish_sentence
 
 
 def test_find_documents_then_search_one_of_them():
