@@ -110,9 +110,8 @@ class HarnessConfig:
     max_steps: int = 50
     top_k: int = 8  # search_corpus: hits returned per search
     snippet_chars: int = 0  # search_corpus: characters of each hit shown to the model (0: the whole chunk)
-    snippet_finish_sentence: bool = (
-        False  # search_corpus: a snippet runs on to the end of the sentence it cuts
-    )
+    # search_corpus: a snippet runs on to the end of the sentence it cuts (a quarter of snippet_chars more at most)
+    snippet_finish_sentence: bool = False
     # search_corpus: the agent's tools, of search | find_documents | search_document
     tools: list[str] = field(default_factory=lambda: ["search", "find_documents", "search_document"])
     user: str = "scripted"  # tau2: scripted | llm (a model through any engine: harness.user_model)

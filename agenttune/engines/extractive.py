@@ -6,8 +6,8 @@ With ``model.extractive_answers`` the transformers engine masks, at every step i
 that would make the answer text anything but a substring of the turn's prompt (its system prompt, the question
 and the tool results it was shown), or the closing ``</answer>`` after such a substring. Whitespace is matched
 as exact match scores it: a run of spaces and line breaks counts as one space, so the model may write "service
-marks" where a page break split the words in the contract. Where the answer starts
-and where it stops stays the model's choice; outside an answer block nothing is constrained.
+marks" where a page break split the words in the contract. Where the answer starts and where it stops stays the
+model's choice; outside an answer block nothing is constrained.
 
 :class:`ExtractiveAnswers` works on text, not on token ids, so a span may be copied in any tokenization: for each
 row it finds where the answer so far occurs in the prompt and allows the vocabulary's tokens that spell a
@@ -65,10 +65,10 @@ class ExtractiveAnswers:
             rest = source[at + len(answer) : at + len(answer) + self.longest]
             texts.update(rest[:length] for length in range(1, len(rest) + 1))
             at = source.find(answer, at + 1)
-        if answer.endswith(
-            " "
-        ):  # a token's leading whitespace merges with the answer's trailing space (but a
-            texts |= {" " + text for text in texts}  # whitespace token alone would add nothing: not allowed)
+        # a token's leading whitespace merges with the answer's trailing space (a whitespace token alone would add
+        # nothing, so it is not allowed: no runs of spaces)
+        if answer.endswith(" "):
+            texts |= {" " + text for text in texts}
         return texts & self.spelled.keys()
 
     def _closing(self, source: str, answer: str) -> set[str]:
