@@ -91,7 +91,7 @@ def help_text(conf: Path) -> str:
         "       python train.py +experiment=NAME --cfg job      print the composed config instead of running",
         "",
         "Try:   python train.py +experiment=smoke model=tiny_random      about 15 s on a CPU",
-        "       python train.py +experiment=cuad_grpo                    the main job, 9.7 min on 2 CPU cores",
+        "       python train.py +experiment=cuad_grpo                    the main job, 13.6 min on 2 CPU cores",
         "",
         "Experiments (+experiment=NAME):",
         *options_section(conf / "experiment", "", with_cpu=True),
