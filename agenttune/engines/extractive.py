@@ -29,6 +29,15 @@ def collapse(text: str) -> str:
     return WHITESPACE.sub(" ", text)
 
 
+def open_answer(generated: str) -> str | None:
+    """The text of the ``<answer>`` block ``generated`` has opened and not closed; None when there is none (no
+    constraint)."""
+    start = generated.rfind(OPEN)
+    if start < 0 or CLOSE in generated[start:]:
+        return None
+    return generated[start + len(OPEN) :]
+
+
 class ExtractiveAnswers:
     """The tokens allowed next in a turn (:meth:`allowed`), from the tokenizer's vocabulary spelled as text (with
     whitespace collapsed)."""
@@ -46,13 +55,10 @@ class ExtractiveAnswers:
         self.with_tag = [text for text in self.spelled if "<" in text]  # those that may open the closing tag
         self.always = list(always)  # the stop tokens: a turn may always end
 
-    def allowed(self, source: str, generated: str) -> list[int] | None:
-        """The token ids that may follow ``generated`` in a turn whose prompt reads ``source``; None when the
-        turn is not inside an answer block (no constraint)."""
-        start = generated.rfind(OPEN)
-        if start < 0 or CLOSE in generated[start:]:
-            return None
-        source, answer = collapse(source), collapse(generated[start + len(OPEN) :])
+    def allowed(self, source: str, answer: str) -> list[int]:
+        """The token ids that may follow ``answer``, the text of an open answer block (:func:`open_answer`), in a
+        turn whose prompt reads ``source`` with its whitespace collapsed (:func:`collapse`)."""
+        answer = collapse(answer)
         texts = self._closing(source, answer) | self._copying(source, answer)
         return sorted({token_id for text in texts for token_id in self.spelled[text]} | set(self.always))
 

@@ -48,7 +48,7 @@ from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
 from agenttune.engines.base import Engine, FollowUp, Generation, Message, Request
-from agenttune.engines.extractive import ExtractiveAnswers
+from agenttune.engines.extractive import ExtractiveAnswers, collapse, open_answer
 from agenttune.engines.templates import stop_token_ids
 
 NextPrompt = Callable[[int, Generation], list[int] | None]
@@ -163,7 +163,7 @@ class _Turn:
     prompt: list[int]
     ids: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
-    source: str = ""  # the prompt as text, decoded once when extractive answers need it
+    source: str = ""  # the prompt as text, whitespace collapsed: decoded once, when the turn opens an answer
 
     def continuation(self, prompt: list[int]) -> tuple[list[int], bool]:
         """The ids to feed for the next ``prompt`` and whether the row must start afresh.
@@ -311,13 +311,16 @@ class TransformersEngine(Engine):
     def _constrain(self, logits: torch.Tensor, turns: list[_Turn]) -> None:
         """Mask, in place, each row's tokens that would leave a verbatim span inside ``<answer>``."""
         for position, turn in enumerate(turns):
-            turn.source = turn.source or self.tokenizer.decode(turn.prompt, skip_special_tokens=False)
-            generated = self.tokenizer.decode(turn.ids, skip_special_tokens=False)
-            allowed = self.extractive.allowed(turn.source, generated)
-            if allowed is not None:
-                kept = logits[position, allowed]
-                logits[position] = float("-inf")
-                logits[position, allowed] = kept
+            answer = open_answer(self.tokenizer.decode(turn.ids, skip_special_tokens=False))
+            if answer is None:
+                continue
+            turn.source = turn.source or collapse(
+                self.tokenizer.decode(turn.prompt, skip_special_tokens=False)
+            )
+            allowed = self.extractive.allowed(turn.source, answer)
+            kept = logits[position, allowed]
+            logits[position] = float("-inf")
+            logits[position, allowed] = kept
 
     def _advance(
         self,
