@@ -53,15 +53,31 @@ def wandb_records(path: Path):
             yield record
 
 
-def offline_run(run_dir: Path):
-    """(artifacts by type, tables by key: each a list of (history step, rows, table file json)) of the run's
-    offline wandb run, once wandb's service has written all of it (it does so after ``finish`` returns)."""
+def run_file(run_dir: Path) -> Path:
+    """The run's offline wandb file, once wandb's service has written all of it (it does so after ``finish``
+    returns)."""
     import wandb
 
     wandb.teardown()
-    (run_file,) = run_dir.glob("wandb/offline-run-*/run-*.wandb")
+    (path,) = run_dir.glob("wandb/offline-run-*/run-*.wandb")
+    return path
+
+
+def history(run_dir: Path) -> list[dict]:
+    """The history rows of the run's offline wandb run, nested keys joined with ``.``."""
+    return [
+        {".".join(item.nested_key or [item.key]): json.loads(item.value_json) for item in record.history.item}
+        for record in wandb_records(run_file(run_dir))
+        if record.WhichOneof("record_type") == "history"
+    ]
+
+
+def offline_run(run_dir: Path):
+    """(artifacts by type, tables by key: each a list of (its stage's step or the history step, rows, table file
+    json)) of the run's offline wandb run."""
+    path = run_file(run_dir)
     artifacts, tables = {}, {}
-    for record in wandb_records(run_file):
+    for record in wandb_records(path):
         kind = record.WhichOneof("record_type")
         if kind == "artifact":
             artifacts.setdefault(record.artifact.type, []).append(record.artifact)
@@ -72,8 +88,9 @@ def offline_run(run_dir: Path):
         }
         for (key, *field), value in items.items():
             if field == ["path"] and items.get((key, "_type")) == "table-file":
-                table = json.loads((run_file.parent / "files" / value).read_text())
-                tables.setdefault(key, []).append((items[("_step",)], items[(key, "nrows")], table))
+                table = json.loads((path.parent / "files" / value).read_text())
+                step = items.get((key.split("/")[0] + "/step",), items[("_step",)])
+                tables.setdefault(key, []).append((step, items[(key, "nrows")], table))
     return artifacts, tables
 
 
@@ -104,6 +121,30 @@ def test_a_run_sends_its_eventlogs_as_one_artifact_and_a_phase_as_one_table(tmp_
     rows = [dict(zip(table["columns"], row, strict=True)) for row in table["data"]]
     assert [row["reward"] for row in rows] == [0.0, 0.25, 0.5]
     assert {row["score/exact_match"] for row in rows} == {1.0}
+
+
+def test_each_training_stage_is_plotted_against_its_own_step_and_no_row_is_dropped(tmp_path):
+    from agenttune.tracking.run import RunContext
+    from tests.test_tracking import make_cfg
+
+    with RunContext(make_cfg(tmp_path, "wandb"), tmp_path) as run:  # the rl pipeline's order of logging
+        run.log({"eval_before/reward": 0.2})
+        for step in (1, 2, 3):
+            run.log({"distill/loss": 1.0 / step}, step=step)
+        run.log({"eval_warm/reward": 0.4})
+        for step in (1, 2):  # a new stage starts at step 1, below wandb's own step (5)
+            run.log({"train/reward": step / 4, "train/loss": -step / 8}, step=step)
+    rows = history(tmp_path)
+    assert [(row["distill/step"], row["distill/loss"]) for row in rows if "distill/loss" in row] == [
+        (1, 1.0),
+        (2, 0.5),
+        (3, 1 / 3),
+    ]
+    assert [(row["train/step"], row["train/reward"]) for row in rows if "train/reward" in row] == [
+        (1, 0.25),
+        (2, 0.5),
+    ]
+    assert [row["eval_warm/reward"] for row in rows if "eval_warm/reward" in row] == [0.4]
 
 
 @pytest.mark.slow

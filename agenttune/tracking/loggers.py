@@ -6,12 +6,17 @@
 (everything then lands in the run's ``wandb/`` folder), grouped by sweep folder in a multirun: metrics and summary,
 each phase's episodes as a ``wandb.Table`` (one row per episode, :mod:`agenttune.tracking.episode_table`) and the
 run's ``eventlogs/`` as one Artifact of type ``eventlog`` with its episode and event counts in the metadata.
+
+A trainer's metrics come with the trainer's step, and every training stage of a run (the warm start's SFT, then
+GRPO) starts again at step 1, while wandb drops a row logged to a step below its own counter. So ``WandbLogger``
+logs each stage against a step of its own, ``<stage>/step`` (``train/step``, ``distill/step``), declared with
+``define_metric`` as wandb documents for data logged out of order, and leaves wandb's ``_step`` to count rows.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +65,7 @@ class WandbLogger(NullLogger):
         import wandb
 
         mode = os.environ.get("WANDB_MODE", mode)
+        self._stages: set[str] = set()  # the stages whose <stage>/step is declared
         try:
             self._run = wandb.init(
                 project=project,
@@ -79,7 +85,19 @@ class WandbLogger(NullLogger):
             ) from error
 
     def log(self, metrics: dict[str, float], step: int | None = None) -> None:
-        self._run.log(metrics, step=step)
+        self._run.log({**metrics, **self._stage_steps(metrics, step)})
+
+    def _stage_steps(self, keys: Iterable[str], step: int | None) -> dict[str, int]:
+        """``{"<stage>/step": step}`` for the stage (the part before the first ``/``) of each of ``keys``, each
+        stage's step declared as the x-axis of its metrics the first time; nothing without a step."""
+        if step is None:
+            return {}
+        stages = {key.partition("/")[0] for key in keys}
+        for stage in stages - self._stages:
+            self._run.define_metric(f"{stage}/step")
+            self._run.define_metric(f"{stage}/*", step_metric=f"{stage}/step")
+            self._stages.add(stage)
+        return {f"{stage}/step": step for stage in stages}
 
     def log_episodes(
         self,
@@ -90,17 +108,14 @@ class WandbLogger(NullLogger):
         step: int | None = None,
     ) -> None:
         """``logs`` as a ``wandb.Table`` under ``key``, one row per episode (``scores``: the benchmark's per
-        episode). Joins the history row of ``step`` (the trainer step a rollout batch's update is logged at), or
-        the current one, without committing it, so the trainer's step numbering stays its own."""
+        episode), at ``step`` of its stage when given (the trainer step a rollout batch's update is logged at)."""
         import wandb
 
         from agenttune.tracking.episode_table import episode_rows
 
         columns, rows = episode_rows(logs, split, scores)
         table = wandb.Table(columns=columns, data=rows)
-        if step is not None and step < self._run.step:  # wandb drops rows logged to a step it has passed
-            step = None
-        self._run.log({key: table}, step=step, commit=False)
+        self._run.log({key: table, **self._stage_steps([key], step)})
 
     def log_eventlogs(self, folder: Path) -> None:
         """The run's EventLogs (every ``*.jsonl`` under ``folder``) as one Artifact of type ``eventlog``, with the

@@ -79,7 +79,7 @@ def build_report(sweep_dir: Path, rows: list[JobRow], metrics: list[str], entity
         panels.append(
             wr.ParallelCoordinatesPlot(title="swept values and evaluation metrics", columns=columns)
         )
-    panels += [wr.LinePlot(title=title, x="Step", y=[metric]) for title, metric in TRAIN_CURVES.items()]
+    panels += [wr.LinePlot(title=title, x="train/step", y=[metric]) for title, metric in TRAIN_CURVES.items()]
     panels += [wr.WeavePanelSummaryTable(table_name=table) for table in trajectory_tables(rows)]
     runset = wr.Runset(entity=entity, project=project, name=sweep_dir.name, filters=f"Group = '{group}'")
     swept = ", ".join(keys) or "no numeric value"
