@@ -92,9 +92,8 @@ def test_the_wandb_report_spec_filters_the_sweeps_group_and_has_its_panels(tmp_p
     assert parallel["viewType"] == "Parallel Coordinates Plot" and len(parallel["config"]["columns"]) == 3
     assert titles["train reward"]["config"]["metrics"] == ["train/reward"]
     assert titles["train loss"]["config"]["metrics"] == ["train/loss"]
-    assert (
-        titles["train reward"]["config"]["xAxis"] == "train/step"
-    )  # the stage's own step (agenttune.tracking.loggers)
+    # plotted against the stage's own step (agenttune.tracking.loggers)
+    assert titles["train reward"]["config"]["xAxis"] == "train/step"
     assert sum(panel["viewType"] == "Weave" for panel in panels) == 1  # eval/trajectories
     assert "eval/trajectories" in json.dumps([p for p in panels if p["viewType"] == "Weave"])
 
