@@ -112,8 +112,13 @@ def test_a_snippet_may_run_on_to_the_end_of_its_sentence():
     whole = shown_part(hit, "which law governs the lease", 40, finish_sentence=True)
     assert cut.text.endswith("govern this") and whole.text.endswith(clause)
     assert (whole.start, whole.end) == (cut.start, 1000 + text.index(clause) + len(clause))
-    harness = make(snippet_chars=40, snippet_finish_sentence=True)
-    assert harness.snippet_finish_sentence
+    cfg = HarnessConfig(name="search_corpus", top_k=1, snippet_chars=40, snippet_finish_sentence=True)
+    retriever = FakeRetriever()
+    retriever.search = lambda query, k, doc_id=None: [hit]
+    harness = SearchCorpusHarness.from_config(retriever, cfg, CATALOG)
+    harness.reset(TASK)
+    (event,) = harness.step(search("which law governs the lease", "s1")).observations
+    assert event.payload.content.endswith(clause)  # the config option reaches the search results
 
 
 def test_find_documents_then_search_one_of_them():
