@@ -3,7 +3,7 @@
 # unattended: the learning-rate sweep on 64 validation questions, the rate its rule selects, then 3 seeds on the 128
 # held-out questions, then the curves and the report. Resumable: run it again after a kill and every job continues
 # (resume=true: a completed job is skipped, a killed one continues from its newest GRPO checkpoint, which the study
-# saves every 4 steps, and reuses the evaluations before GRPO that it recorded whole; the warm start is trained by the
+# saves every step, and reuses the evaluations before GRPO that it recorded whole; the warm start is trained by the
 # first job and cached for all the others).
 #   scripts/cuad_grpo_study.sh                         # the whole study
 #   SEEDS=0 scripts/cuad_grpo_study.sh                 # one seed at a time (then SEEDS=1, SEEDS=2: same folder)
