@@ -42,6 +42,18 @@ def test_a_completed_run_leaves_nothing_to_do(tmp_path):
     assert result.message == f"{done} already completed this config: nothing to do"
 
 
+def test_how_often_a_run_saved_and_logged_does_not_make_it_another_run(tmp_path):
+    done = earlier_run(
+        tmp_path / "1", ["algorithm.save_steps=4", "algorithm.logging_steps=4"], status="completed"
+    )
+    assert plan(tmp_path, ["algorithm.save_steps=1", "algorithm.logging_steps=1"]).completed_run == done
+    killed = earlier_run(
+        tmp_path / "2", ["algorithm.learning_rate=0.5", "algorithm.save_steps=4"], steps=(1,)
+    )
+    result = plan(tmp_path, ["algorithm.learning_rate=0.5", "algorithm.save_steps=1"])
+    assert result.checkpoint == str(killed / "checkpoints" / "checkpoint-1") and result.killed_run == killed
+
+
 def test_a_killed_run_continues_from_its_newest_complete_checkpoint(tmp_path):
     earlier_run(tmp_path / "1", [], status="completed")
     killed = earlier_run(tmp_path / "2", [], steps=(1,))

@@ -3,13 +3,14 @@
 A run folder is new for every job (``outputs/<task>/runs/<time>``), so resuming looks at the sibling folders of
 this run, newest first (:func:`plan_resume`):
 
-1. an earlier run of the same config (the same :func:`~agenttune.tracking.run.config_digest`; a killed run has no
-   ``summary.json``, so the digest comes from its ``.hydra/config.yaml``): when it completed, there is nothing to
-   do and the job says so and stops; otherwise the job continues from its newest complete checkpoint
-   (:func:`~agenttune.training.checkpoints.last_checkpoint`, which skips incomplete ones with a warning);
+1. an earlier run of the same config (compared key by key with its ``.hydra/config.yaml``, which a killed run
+   has too; keys in :data:`BOOKKEEPING`, how often a run logs and saves, never change what it trains and are not
+   compared): when it completed, there is nothing to do and the job says so and stops; otherwise the job
+   continues from its newest complete checkpoint (:func:`~agenttune.training.checkpoints.last_checkpoint`, which
+   skips incomplete ones with a warning);
 2. else an earlier run whose config differs only in keys that allow continuing (:data:`CONTINUABLE`: a larger
-   ``algorithm.max_steps``, or how often it logs and saves): the job continues from its newest checkpoint to the
-   new ``max_steps`` and names the keys;
+   ``algorithm.max_steps``): the job continues from its newest checkpoint to the new ``max_steps`` and names the
+   keys;
 3. else the job starts fresh, naming the keys in which the newest earlier run differs.
 
 A killed run of the same config is also where a resumed job finds the evaluations it need not play again
@@ -33,13 +34,11 @@ from agenttune.events.schema import EventLog
 from agenttune.tracking.run import DIGEST_EXCLUDES
 from agenttune.training.checkpoints import last_checkpoint
 
+# Keys that change how often a run logs and saves, never what it trains: a run that differs only in these is
+# the same run (a study that starts saving more often still finds the jobs it completed before).
+BOOKKEEPING = frozenset({"algorithm.save_steps", "algorithm.save_total_limit", "algorithm.logging_steps"})
 # Keys whose change still lets a run continue another's checkpoint: (old, new) -> allowed.
-CONTINUABLE: dict[str, Callable[[Any, Any], bool]] = {
-    "algorithm.max_steps": lambda old, new: new > old,
-    "algorithm.save_steps": lambda old, new: True,
-    "algorithm.save_total_limit": lambda old, new: True,
-    "algorithm.logging_steps": lambda old, new: True,
-}
+CONTINUABLE: dict[str, Callable[[Any, Any], bool]] = {"algorithm.max_steps": lambda old, new: new > old}
 SHOWN_KEYS = 6  # differing keys named in a message
 
 
@@ -73,8 +72,9 @@ def flat_config(cfg: DictConfig) -> dict[str, Any]:
 
 
 def differences(old: dict[str, Any], new: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-    """``key -> (old value, new value)`` for every key whose value differs (a missing key is None)."""
-    keys = sorted(set(old) | set(new))
+    """``key -> (old value, new value)`` for every key outside :data:`BOOKKEEPING` whose value differs (a missing
+    key is None)."""
+    keys = sorted((set(old) | set(new)) - BOOKKEEPING)
     return {key: (old.get(key), new.get(key)) for key in keys if old.get(key) != new.get(key)}
 
 
