@@ -2,6 +2,7 @@
 
     python scripts/grpo_study.py curves <multirun or run folder>   # curves.png + curves.json, delta_rl per seed
     python scripts/grpo_study.py select <LR sweep folder>          # the learning rate the selection rule picks
+    python scripts/grpo_study.py signal <multirun or run folder>   # which reward components GRPO's groups split on
 
 curves: per-step reward mean/std, KL, entropy, tool calls per episode and loss of every completed job (labelled by
 its seed and swept values; a job resumed after a kill with the killed run's steps first), side by side in
@@ -11,6 +12,9 @@ the mean over seeds with the two-way interval over seeds and questions.
 
 select: the rate whose job has the highest mean delta_rl/reward on the sweep's validation questions; among rates
 within --tolerance of it, the lowest (the smaller step that does as well).
+
+signal: per completed job, each reward component's share of GRPO's advantage over its logged rollouts
+(agenttune.tracking.group_signal), and how many held-out questions kept eval_warm's first search query after GRPO.
 """
 
 import argparse
@@ -18,7 +22,12 @@ import json
 import sys
 from pathlib import Path
 
+from omegaconf import OmegaConf
+
+from agenttune.events.io import read_jsonl
+from agenttune.events.schema import EventKind
 from agenttune.tracking.curves import plot_curves, resumed_series
+from agenttune.tracking.group_signal import group_signal
 from agenttune.tracking.jobs import JobRow, load_jobs
 from agenttune.tracking.report import job_name, swept_keys
 from agenttune.tracking.seeds import merge_seeds, seed_groups
@@ -71,6 +80,59 @@ def curves(folder: Path) -> None:
             )
 
 
+def rollout_steps(path: Path, resumed_from: str | None) -> list[Path]:
+    """The run's ``eventlogs/train/step-<n>.jsonl`` in step order; a resumed run's first steps are its killed run's."""
+
+    def by_step(run: Path) -> dict[int, Path]:
+        files = (run / "eventlogs" / "train").glob("step-*.jsonl")
+        return {int(file.stem.removeprefix("step-")): file for file in files}
+
+    steps = by_step(path)
+    if resumed_from:
+        start = int(Path(resumed_from).name.rsplit("-", 1)[-1])
+        earlier = by_step(Path(resumed_from).parent.parent)
+        steps = {
+            **{n: f for n, f in earlier.items() if n < start},
+            **{n: f for n, f in steps.items() if n >= start},
+        }
+    return [steps[n] for n in sorted(steps)]
+
+
+def first_queries(path: Path) -> dict[str, str | None]:
+    """task id -> the first search query of each episode of an evaluation's EventLog."""
+    return {
+        log.task_id: next(
+            (e.payload.arguments.get("query") for e in log.events if e.payload.kind == EventKind.TOOL_CALL),
+            None,
+        )
+        for log in read_jsonl(path).logs
+    }
+
+
+def signal(folder: Path) -> None:
+    for path, row in jobs(folder):
+        if row.status != "completed":
+            continue
+        weights = OmegaConf.load(path / ".hydra" / "config.yaml").reward.weights
+        steps = [
+            read_jsonl(f, strict=False).logs
+            for f in rollout_steps(path, row.metrics.get("train/resumed_from"))
+        ]
+        print(
+            f"\n{path.name} ({len(steps)} steps): component | groups it varied in | weight x within-group std"
+        )
+        for name, part in sorted(
+            group_signal(steps, weights).items(), key=lambda item: -item[1].weighted_std
+        ):
+            print(f"  {name:12s} | {part.varied:3d} of {part.groups} | {part.weighted_std:.3f}")
+        warm, after = (
+            first_queries(path / "eventlogs" / f"{phase}.jsonl") for phase in ("eval_warm", "eval_after")
+        )
+        print(
+            f"  first search query as in eval_warm: {sum(warm[t] == after.get(t) for t in warm)} of {len(warm)}"
+        )
+
+
 def select(folder: Path, tolerance: float) -> None:
     scored = []
     for _, row in jobs(folder):
@@ -98,6 +160,9 @@ def main() -> None:
     commands.add_parser("curves", help="curves.png and delta_rl of a study folder").add_argument(
         "folder", type=Path
     )
+    commands.add_parser("signal", help="which reward components GRPO's groups split on").add_argument(
+        "folder", type=Path
+    )
     chooser = commands.add_parser("select", help="print the learning rate the rule picks from an LR sweep")
     chooser.add_argument("folder", type=Path)
     chooser.add_argument(
@@ -105,7 +170,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     try:
-        curves(args.folder) if args.command == "curves" else select(args.folder, args.tolerance)
+        if args.command == "select":
+            select(args.folder, args.tolerance)
+        else:
+            {"curves": curves, "signal": signal}[args.command](args.folder)
     except FileNotFoundError as error:
         raise SystemExit(f"error: {error}") from None
 

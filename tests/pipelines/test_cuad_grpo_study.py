@@ -69,6 +69,15 @@ def test_study_shares_one_warm_start_and_logs_the_curves(run_pipeline, tmp_path)
         assert series["train/episodes/tool_calls"]  # the rollouts' own metric
     assert "over seeds" in shown and "delta_rl/reward" in shown
 
+    split = subprocess.run(
+        [sys.executable, SCRIPT, "signal", str(tmp_path)], capture_output=True, text=True, check=True
+    ).stdout
+    assert (
+        split.count("(2 steps)") == 2
+        and "evidence" in split
+        and "first search query as in eval_warm" in split
+    )
+
 
 @pytest.mark.slow  # builds the CUAD questions twice: 17-60 s on 2 shared cores
 def test_eval_offset_takes_later_validation_questions_on_other_contracts():
