@@ -14,11 +14,13 @@ select: the rate whose job has the highest mean delta_rl/reward on the sweep's v
 within --tolerance of it, the lowest (the smaller step that does as well).
 
 signal: per completed job, each reward component's share of GRPO's advantage over its logged rollouts
-(agenttune.tracking.group_signal), and how many held-out questions kept eval_warm's first search query after GRPO.
+(agenttune.tracking.group_signal), and how many held-out questions kept eval_warm's first search query after GRPO (and how many of those queries
+are made only of the question's words).
 """
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -98,15 +100,23 @@ def rollout_steps(path: Path, resumed_from: str | None) -> list[Path]:
     return [steps[n] for n in sorted(steps)]
 
 
-def first_queries(path: Path) -> dict[str, str | None]:
-    """task id -> the first search query of each episode of an evaluation's EventLog."""
+def first_queries(path: Path) -> dict[str, tuple[str, str | None]]:
+    """task id -> (the question, the first search query or None) of each episode of an evaluation's EventLog."""
+
+    def first(log, kind):
+        return next((e.payload for e in log.events if e.payload.kind == kind), None)
+
     return {
-        log.task_id: next(
-            (e.payload.arguments.get("query") for e in log.events if e.payload.kind == EventKind.TOOL_CALL),
-            None,
+        log.task_id: (
+            first(log, EventKind.USER).text,
+            getattr(first(log, EventKind.TOOL_CALL), "arguments", {}).get("query"),
         )
         for log in read_jsonl(path).logs
     }
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
 
 
 def signal(folder: Path) -> None:
@@ -128,9 +138,11 @@ def signal(folder: Path) -> None:
         warm, after = (
             first_queries(path / "eventlogs" / f"{phase}.jsonl") for phase in ("eval_warm", "eval_after")
         )
-        print(
-            f"  first search query as in eval_warm: {sum(warm[t] == after.get(t) for t in warm)} of {len(warm)}"
-        )
+        kept = sum(query == after.get(task, (None, None))[1] for task, (_, query) in warm.items())
+        searched = [(question, query) for question, query in warm.values() if query]
+        copied = sum(words(query) <= words(question) for question, query in searched)
+        print(f"  first search query as in eval_warm: {kept} of {len(warm)}")
+        print(f"  eval_warm first queries made only of the question's words: {copied} of {len(searched)}")
 
 
 def select(folder: Path, tolerance: float) -> None:
