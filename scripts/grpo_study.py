@@ -3,6 +3,7 @@
     python scripts/grpo_study.py curves <multirun or run folder>   # curves.png + curves.json, delta_rl per seed
     python scripts/grpo_study.py select <LR sweep folder>          # the learning rate the selection rule picks
     python scripts/grpo_study.py signal <multirun or run folder>   # which reward components GRPO's groups split on
+    python scripts/grpo_study.py keep <multirun folder> <records folder>   # completed jobs' records, to commit
 
 curves: per-step reward mean/std, KL, entropy, tool calls per episode and loss of every completed job (labelled by
 its seed and swept values; a job resumed after a kill with the killed run's steps first), side by side in
@@ -16,11 +17,18 @@ within --tolerance of it, the lowest (the smaller step that does as well).
 signal: per completed job, each reward component's share of GRPO's advantage over its logged rollouts
 (agenttune.tracking.group_signal), and how many held-out questions kept eval_warm's first search query after GRPO (and how many of those queries
 are made only of the question's words).
+
+keep: each completed job's record (summary.json, task_scores.json, metrics.jsonl, .hydra/config.yaml and
+overrides.yaml; not its checkpoints or EventLogs) copied into <records folder>/<job>, where curves and
+scripts/report.py read it as they read the job. A study outlives the machine it runs on (a seed job is about 2 h
+here); its records are small enough to commit, so seeds run on different days are read out together. A job resumed
+after a kill is kept whole: the killed run's steps up to its checkpoint, then the resumed run's.
 """
 
 import argparse
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -30,7 +38,7 @@ from agenttune.events.io import read_jsonl
 from agenttune.events.schema import EventKind
 from agenttune.tracking.curves import plot_curves, resumed_series
 from agenttune.tracking.group_signal import group_signal
-from agenttune.tracking.jobs import JobRow, load_jobs
+from agenttune.tracking.jobs import JobRow, load_jobs, metric_records
 from agenttune.tracking.report import job_name, swept_keys
 from agenttune.tracking.seeds import merge_seeds, seed_groups
 
@@ -164,6 +172,37 @@ def select(folder: Path, tolerance: float) -> None:
     print(f"{min(rate for rate, value, _ in scored if value >= best - tolerance):g}")
 
 
+RECORD = ["summary.json", "task_scores.json", ".hydra/config.yaml", ".hydra/overrides.yaml"]
+
+
+def keep(folder: Path, records: Path) -> None:
+    kept = 0
+    for path, row in jobs(folder):
+        if row.status != "completed":
+            print(f"skipped {row.job}: {row.status}", file=sys.stderr)
+            continue
+        target = records / row.job
+        (target / ".hydra").mkdir(parents=True, exist_ok=True)
+        for name in RECORD:
+            shutil.copyfile(path / name, target / name)
+        steps = metric_records(path / "metrics.jsonl")
+        resumed_from = row.metrics.get("train/resumed_from")
+        if resumed_from:  # the killed run's records up to its checkpoint first, as resumed_series reads them
+            start = int(Path(resumed_from).name.rsplit("-", 1)[-1])
+            earlier = metric_records(Path(resumed_from).parent.parent / "metrics.jsonl")
+            steps = [r for r in earlier if r.get("step", 0) <= start] + [
+                r for r in steps if r.get("step", start + 1) > start
+            ]
+            summary = json.loads((path / "summary.json").read_text())
+            summary["metrics"].pop("train/resumed_from")  # kept whole: no other folder to read
+            (target / "summary.json").write_text(json.dumps(summary, indent=1))
+        (target / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in steps))
+        kept += 1
+        print(f"kept {path} -> {target}")
+    if not kept:
+        raise SystemExit(f"error: no completed job under {folder}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -175,6 +214,9 @@ def main() -> None:
     commands.add_parser("signal", help="which reward components GRPO's groups split on").add_argument(
         "folder", type=Path
     )
+    keeper = commands.add_parser("keep", help="copy completed jobs' records (no checkpoints) to commit them")
+    keeper.add_argument("folder", type=Path)
+    keeper.add_argument("records", type=Path)
     chooser = commands.add_parser("select", help="print the learning rate the rule picks from an LR sweep")
     chooser.add_argument("folder", type=Path)
     chooser.add_argument(
@@ -184,6 +226,8 @@ def main() -> None:
     try:
         if args.command == "select":
             select(args.folder, args.tolerance)
+        elif args.command == "keep":
+            keep(args.folder, args.records)
         else:
             {"curves": curves, "signal": signal}[args.command](args.folder)
     except FileNotFoundError as error:

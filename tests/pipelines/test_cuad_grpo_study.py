@@ -125,6 +125,40 @@ def test_a_resumed_run_curves_start_with_the_killed_runs_steps(tmp_path):
     assert series["train/kl"] == []
 
 
+def test_keep_copies_completed_jobs_records_and_joins_a_resumed_run(tmp_path):
+    from agenttune.tracking.jobs import load_jobs
+
+    def job(name, steps, status="completed", metrics=None):
+        folder = tmp_path / "study" / name
+        (folder / ".hydra").mkdir(parents=True)
+        (folder / ".hydra" / "overrides.yaml").write_text(f"- seed={name[0]}\n")
+        (folder / ".hydra" / "config.yaml").write_text("seed: 0\n")
+        (folder / "task_scores.json").write_text(json.dumps({"eval_after": {"t1": {"reward": 0.5}}}))
+        summary = {"status": status, "metrics": {"delta_rl/reward": 0.1, **(metrics or {})}}
+        (folder / "summary.json").write_text(json.dumps(summary))
+        lines = [json.dumps({"step": s, "train/reward": s / 10}) for s in steps]
+        (folder / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+        return folder
+
+    killed = job("1_killed", [1, 2, 3], status="failed")
+    job("0_done", [1, 2])
+    resumed = job(
+        "1_resumed", [3, 4], metrics={"train/resumed_from": str(killed / "checkpoints" / "checkpoint-2")}
+    )
+    records = tmp_path / "records"
+    subprocess.run([sys.executable, SCRIPT, "keep", str(tmp_path / "study"), str(records)], check=True)
+
+    assert sorted(p.name for p in records.iterdir()) == ["0_done", "1_resumed"]  # not the failed run
+    kept = {row.job: row for row in load_jobs(records)}
+    original = {row.job: row for row in load_jobs(tmp_path / "study")}
+    assert kept["0_done"] == original["0_done"]  # lossless
+    assert kept["1_resumed"].task_scores == original["1_resumed"].task_scores
+    assert "train/resumed_from" not in kept["1_resumed"].metrics
+    whole = resumed_series(resumed, str(killed / "checkpoints" / "checkpoint-2"))
+    assert resumed_series(records / "1_resumed", None) == whole
+    assert [step for step, _ in whole["train/reward"]] == [1, 2, 3, 4]
+
+
 def test_the_study_stops_before_it_starts_without_a_learning_rate():
     from agenttune.config_checks import ConfigValueError, check_config
 
