@@ -51,6 +51,9 @@ class ModelConfig:
     top_p: float = 1.0
     # transformers engine: an <answer> is decoded as a verbatim span of the turn's prompt (agenttune/engines/extractive.py)
     extractive_answers: bool = False
+    # transformers engine: at most this many requests decode at once, the others wait for a row (null: all at once);
+    # its cache is rows x the widest row's slots: 128 CUAD episodes at once outgrew 24 GiB
+    max_concurrent: int | None = 32
     tiny_hidden_size: int = 64  # tiny_random only
     tiny_num_layers: int = 2  # tiny_random only
 

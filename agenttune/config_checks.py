@@ -77,6 +77,7 @@ RULES: dict[str, Check] = {
     "model.quantization": one_of("none", "nf4"),
     "model.engine": one_of("transformers", "vllm", "openai", "scripted"),
     "model.max_new_tokens": positive,
+    "model.max_concurrent": positive,  # or null: every request at once
     "model.temperature": non_negative,
     "model.eval_temperature": non_negative,
     "model.top_p": probability,

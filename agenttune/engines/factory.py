@@ -71,6 +71,7 @@ def build_engine(
         tokenizer,
         compute_dtype=model_cfg.compute_dtype,
         extractive_answers=model_cfg.extractive_answers,
+        max_concurrent=model_cfg.max_concurrent,
         **sampling,
     )
 

@@ -13,6 +13,10 @@ rather than ``model.generate``, for savings that matter in multi-turn rollouts:
   is run once for the rows sharing it and its keys and values repeated for each of them. A batch mixing several
   prompts (tau2's domains, each with its own policy and tools) shares one prefix per group of rows.
 * **Finished rows leave the batch** at once, so later steps only compute rows that are still generating.
+* **A bounded batch.** At most ``max_concurrent`` requests decode at once (``model.max_concurrent``, what vLLM calls
+  ``max_num_seqs``); the others wait, and each takes the row of an episode that ended, starting afresh there. The
+  cache holds rows x slots, every row as wide as the widest: 128 CUAD episodes with 2-6k-token contexts at once
+  grew past 24 GiB and were killed by the kernel (the GRPO study's 128-question evaluation).
 * **Autocast.** With ``compute_dtype`` (``model.compute_dtype``) every forward runs under ``torch.autocast`` to it:
   bfloat16 generates 1.37x faster than float32 on a CPU with AVX512-BF16 (``scripts/bench/cpu_bf16.py``).
 
@@ -38,6 +42,7 @@ a constrained token's logprob is then the one of the renormalised distribution i
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,7 +194,12 @@ class TransformersEngine(Engine):
         top_p: float = 1.0,
         compute_dtype: str | None = None,
         extractive_answers: bool = False,
+        max_concurrent: int | None = None,
     ) -> None:
+        if max_concurrent is not None and max_concurrent < 1:
+            raise ValueError(
+                f"max_concurrent={max_concurrent}: at least 1 request must decode (or None: all)"
+            )
         self.model = model
         self.tokenizer = tokenizer
         self.stop_ids = stop_token_ids(tokenizer)
@@ -200,6 +210,7 @@ class TransformersEngine(Engine):
         self.compute_dtype = getattr(torch, compute_dtype) if compute_dtype else None
         self.context = getattr(model.config.get_text_config(), "max_position_embeddings", None)
         self.extractive = ExtractiveAnswers(tokenizer, self.stop_ids) if extractive_answers else None
+        self.max_concurrent = max_concurrent
 
     def sync_weights(self, model: Any) -> None:
         """Generate with ``model`` itself, the live object a trainer updates (no copy)."""
@@ -226,11 +237,22 @@ class TransformersEngine(Engine):
             super().serve(requests, follow_up)
             return
 
-        def next_prompt(index: int, generation: Generation) -> list[int] | None:
-            request = follow_up(index, generation)
-            return None if request is None else self._request_ids(request)
+        waiting = deque(range(len(requests)))
+        owner: dict[int, int] = {}  # row -> the request it decodes now
 
-        self._run([self._request_ids(request) for request in requests], next_prompt)
+        def start(row: int) -> list[int] | None:
+            """The prompt of the next waiting request, which the row decodes from now on (None: none waits)."""
+            if not waiting:
+                return None
+            owner[row] = waiting.popleft()
+            return self._request_ids(requests[owner[row]])
+
+        def next_prompt(row: int, generation: Generation) -> list[int] | None:
+            request = follow_up(owner[row], generation)
+            return start(row) if request is None else self._request_ids(request)
+
+        rows = min(len(requests), self.max_concurrent or len(requests))
+        self._run([start(row) for row in range(rows)], next_prompt)
 
     def _request_ids(self, request: Request) -> list[int]:
         ids = None if request.prompt_ids is None else [request.prompt_ids]

@@ -179,6 +179,45 @@ def test_served_turns_decode_as_their_prompts_would_alone(tokenizer, tiny_model)
             assert torch.allclose(torch.tensor(generation.logprobs), torch.tensor(alone.logprobs), atol=1e-4)
 
 
+def test_at_most_max_concurrent_requests_decode_and_a_waiting_one_takes_a_finished_row(tokenizer, tiny_model):
+    """A bounded batch: 5 multi-turn requests through 2 rows; a waiting request starts only when an episode ends,
+    in a row of its own, and every turn still equals a one-row run of its prompt."""
+    widths = []
+    forward = tiny_model.forward
+
+    def recording(*args, **kwargs):
+        widths.append(kwargs["input_ids"].shape[0])
+        return forward(*args, **kwargs)
+
+    engine = TransformersEngine(tiny_model, tokenizer, max_new_tokens=4, temperature=0.0, max_concurrent=2)
+    turns = [1, 3, 2, 1, 2]  # how many turns each request runs
+    served: dict[int, list] = {index: [] for index in range(len(turns))}
+    order = []
+
+    def follow_up(index, generation):
+        served[index].append(generation)
+        order.append(index)
+        if len(served[index]) == turns[index]:
+            return None
+        return Request([], prompt_ids=generation.prompt_ids + generation.completion_ids + [20 + index])
+
+    prompts = [[7, 8, 9 + index] for index in range(len(turns))]
+    tiny_model.forward = recording
+    try:
+        engine.serve([Request([], prompt_ids=prompt) for prompt in prompts], follow_up)
+    finally:
+        tiny_model.forward = forward
+    assert [len(served[index]) for index in served] == turns
+    assert max(widths) == 2
+    assert order[:2] == [0, 1] and order.index(2) > 0  # request 2 waits for request 0's row
+    assert set(order[: order.index(2)]) <= {0, 1}
+    for index, generations in served.items():
+        assert generations[0].prompt_ids == prompts[index]
+        for generation in generations:
+            [alone] = engine.generate([[]], prompt_ids=[generation.prompt_ids])
+            assert generation.completion_ids == alone.completion_ids
+
+
 def test_compacting_the_cache_changes_no_logits(tokenizer, tiny_model):
     engine = TransformersEngine(tiny_model, tokenizer)
     tiny_model.eval()
