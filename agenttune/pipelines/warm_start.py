@@ -33,11 +33,14 @@ RECIPE_GROUPS = ("model", "benchmark", "harness", "strategy", "retrieval", "warm
 # Which questions a job evaluates and trains GRPO on; the teacher answers the first warm_start.num_questions train
 # questions whatever they are. They shape the corpus only when benchmark.max_docs caps it.
 QUESTION_COUNTS = ("num_train", "num_eval", "eval_offset")
+# How the engine schedules generation, not what the student is trained on.
+SCHEDULING = ("max_concurrent",)
 
 
 def recipe(cfg: DictConfig) -> dict[str, Any]:
     """The resolved config groups the warm-started student depends on."""
     groups = {name: OmegaConf.to_container(cfg[name], resolve=True) for name in RECIPE_GROUPS}
+    groups["model"] = {k: v for k, v in groups["model"].items() if k not in SCHEDULING}
     if groups["benchmark"].get("max_docs") is None:
         groups["benchmark"] = {k: v for k, v in groups["benchmark"].items() if k not in QUESTION_COUNTS}
     return groups

@@ -159,6 +159,24 @@ def test_keep_copies_completed_jobs_records_and_joins_a_resumed_run(tmp_path):
     assert [step for step, _ in whole["train/reward"]] == [1, 2, 3, 4]
 
 
+def test_the_warm_start_cache_key_ignores_seed_and_scheduling_but_not_the_recipe():
+    from agenttune.pipelines.warm_start import cache_folder
+
+    def folder(*overrides):
+        return cache_folder(
+            compose_config(["+experiment=cuad_grpo_study", "algorithm.learning_rate=1e-6", *overrides])
+        )
+
+    same = {
+        folder(),
+        folder("seed=2"),
+        folder("model.max_concurrent=4"),
+        folder("algorithm.learning_rate=5e-6"),
+    }
+    assert len(same) == 1
+    assert folder("warm_start.num_questions=7") not in same and folder("model.max_new_tokens=9") not in same
+
+
 def test_the_study_stops_before_it_starts_without_a_learning_rate():
     from agenttune.config_checks import ConfigValueError, check_config
 
