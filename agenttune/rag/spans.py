@@ -79,6 +79,20 @@ def precision(gold: Sequence[Span], shown: Sequence[Span]) -> float:
     return overlap(gold, shown) / total if total else 0.0
 
 
+def holds_whole(gold: Iterable[Span], shown: Iterable[Span]) -> bool:
+    """Whether one shown span holds a gold span whole (two adjacent passages that together cover it do not).
+
+    >>> holds_whole([("a", 5, 9)], [("a", 0, 10)]), holds_whole([("a", 5, 12)], [("a", 0, 10), ("a", 10, 12)])
+    (True, False)
+    """
+    shown = list(shown)
+    return any(
+        str(doc) == str(in_doc) and in_start <= start and end <= in_end
+        for doc, start, end in gold
+        for in_doc, in_start, in_end in shown
+    )
+
+
 def touches(gold: Iterable[Span], shown: Iterable[Span]) -> bool:
     """Whether any shown span shares a character with a gold span.
 

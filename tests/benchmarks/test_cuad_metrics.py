@@ -30,9 +30,12 @@ def test_span_metrics_use_the_shown_ranges_and_every_call_counts():
     scores = episode_scores(episode([["d", 150, 310]]), question(1))
     assert scores["span_hit@8"] == 1.0 and scores["evidence"] == 0.5 and scores["hit@8"] == 1.0
     assert scores["searches_per_question"] == 2.0 and scores["em"] == 1.0
+    assert scores["quote_shown"] == 0.0  # the passage showed half of the quote
+    assert episode_scores(episode([["d", 90, 210]]), question(1))["quote_shown"] == 1.0
     assert not any(name.startswith("hops") for name in scores)
     missed = episode_scores(episode([["d", 0, 100]]), question(1))
     assert missed["span_hit@8"] == 0.0 and missed["evidence"] == 0.0 and missed["hit@8"] == 1.0
+    assert missed["quote_shown"] == 0.0
 
 
 def test_multi_hop_scores_are_also_reported_per_hop_count():

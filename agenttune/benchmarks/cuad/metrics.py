@@ -4,8 +4,9 @@
 ``recall@8`` is the share of a question's gold chunks among the chunks the episode's searches returned (each
 search returns the top ``harness.top_k`` = 8), ``hit@8`` whether at least one was returned; ``span_hit@8`` whether
 a passage the episode was shown (with ``harness.snippet_chars`` set, the snippet, not the whole chunk) shares a
-character with a gold quote, and ``evidence`` the share of the gold quotes' characters it was shown (the evidence
-reward). ``tool_call_rate`` is the share of episodes that called a tool at all. A multi-hop question's scores
+character with a gold quote, ``quote_shown`` whether one passage showed a gold quote whole (so the quote could be
+copied: with extractive answers, the ceiling of exact match), and ``evidence`` the share of the gold quotes'
+characters it was shown (the evidence reward). ``tool_call_rate`` is the share of episodes that called a tool at all. A multi-hop question's scores
 are also reported under ``hops<n>/`` for its hop count, so ``benchmark.question_set=multi_hop`` reads per hop count.
 """
 
@@ -35,6 +36,7 @@ def episode_scores(log: EventLog, question: QuestionRecord) -> dict[str, float]:
         "recall@8": coverage(question.gold_chunk_ids, record["retrieved_ids"]),
         "hit@8": float(bool(found)),
         "span_hit@8": float(spans.touches(question.gold_spans, shown)),
+        "quote_shown": float(spans.holds_whole(question.gold_spans, shown)),
         "evidence": spans.recall(question.gold_spans, shown),
         "tool_call_rate": float(bool(record["tool_calls"])),
         "answered_rate": float(bool(answer)),
