@@ -36,9 +36,9 @@ from omegaconf import OmegaConf
 
 from agenttune.events.io import read_jsonl
 from agenttune.events.schema import EventKind
-from agenttune.tracking.curves import plot_curves, resumed_series
+from agenttune.tracking.curves import checkpoint_step, plot_curves, resumed_records, resumed_series
 from agenttune.tracking.group_signal import group_signal
-from agenttune.tracking.jobs import JobRow, load_jobs, metric_records
+from agenttune.tracking.jobs import JobRow, load_jobs
 from agenttune.tracking.report import job_name, swept_keys
 from agenttune.tracking.seeds import merge_seeds, seed_groups
 
@@ -99,7 +99,7 @@ def rollout_steps(path: Path, resumed_from: str | None) -> list[Path]:
 
     steps = by_step(path)
     if resumed_from:
-        start = int(Path(resumed_from).name.rsplit("-", 1)[-1])
+        start = checkpoint_step(resumed_from)
         earlier = by_step(Path(resumed_from).parent.parent)
         steps = {
             **{n: f for n, f in earlier.items() if n < start},
@@ -185,18 +185,14 @@ def keep(folder: Path, records: Path) -> None:
         (target / ".hydra").mkdir(parents=True, exist_ok=True)
         for name in RECORD:
             shutil.copyfile(path / name, target / name)
-        steps = metric_records(path / "metrics.jsonl")
         resumed_from = row.metrics.get("train/resumed_from")
-        if resumed_from:  # the killed run's records up to its checkpoint first, as resumed_series reads them
-            start = int(Path(resumed_from).name.rsplit("-", 1)[-1])
-            earlier = metric_records(Path(resumed_from).parent.parent / "metrics.jsonl")
-            steps = [r for r in earlier if r.get("step", 0) <= start] + [
-                r for r in steps if r.get("step", start + 1) > start
-            ]
+        # a resumed run is kept whole: the killed run's steps first
+        records_kept = resumed_records(path, resumed_from)
+        if resumed_from:
             summary = json.loads((path / "summary.json").read_text())
             summary["metrics"].pop("train/resumed_from")  # kept whole: no other folder to read
             (target / "summary.json").write_text(json.dumps(summary, indent=1))
-        (target / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in steps))
+        (target / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records_kept))
         kept += 1
         print(f"kept {path} -> {target}")
     if not kept:

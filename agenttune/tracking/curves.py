@@ -26,28 +26,47 @@ CURVES = {
 Series = dict[str, list[tuple[int, float]]]  # metric -> (step, value), in step order
 
 
-def resumed_series(run_dir: str | Path, resumed_from: str | None) -> Series:
-    """:func:`step_series` of a run that continued (``train/resumed_from`` in its summary) from a checkpoint of an
-    earlier, killed run: that run's steps up to the checkpoint, then this run's."""
-    series = step_series(run_dir)
+def checkpoint_step(checkpoint: str | Path) -> int:
+    """The step of a ``.../checkpoint-<step>`` folder."""
+    return int(Path(checkpoint).name.rsplit("-", 1)[-1])
+
+
+def resumed_records(run_dir: str | Path, resumed_from: str | None) -> list[dict]:
+    """The records of ``run_dir/metrics.jsonl``; for a run that continued (``train/resumed_from`` in its summary)
+    from a checkpoint of an earlier, killed run, that run's records up to the checkpoint first, then this run's
+    after it (records without a step are kept from both)."""
+    records = run_records(run_dir)
     if not resumed_from:
-        return series
-    checkpoint = Path(resumed_from)
-    start = int(checkpoint.name.rsplit("-", 1)[-1])
-    earlier = step_series(checkpoint.parent.parent)
-    return {
-        m: [p for p in earlier[m] if p[0] <= start] + [p for p in series[m] if p[0] > start] for m in series
-    }
+        return records
+    start = checkpoint_step(resumed_from)
+    earlier = run_records(Path(resumed_from).parent.parent)
+    return [r for r in earlier if r.get("step", 0) <= start] + [
+        r for r in records if r.get("step", start + 1) > start
+    ]
 
 
-def step_series(run_dir: str | Path, metrics: Sequence[str] = tuple(CURVES)) -> Series:
-    """Each of ``metrics`` at every step that logged it in ``run_dir/metrics.jsonl`` (a last line cut short by a
-    killed run is skipped)."""
+def resumed_series(run_dir: str | Path, resumed_from: str | None) -> Series:
+    """:func:`step_series` of :func:`resumed_records`: a resumed run's curves with the killed run's steps first."""
+    return records_series(resumed_records(run_dir, resumed_from))
+
+
+def run_records(run_dir: str | Path) -> list[dict]:
+    """The records of ``run_dir/metrics.jsonl`` (a last line cut short by a killed run is skipped)."""
     path = Path(run_dir) / "metrics.jsonl"
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist: not a run folder")
+    return metric_records(path)
+
+
+def step_series(run_dir: str | Path, metrics: Sequence[str] = tuple(CURVES)) -> Series:
+    """Each of ``metrics`` at every step that logged it in ``run_dir/metrics.jsonl``."""
+    return records_series(run_records(run_dir), metrics)
+
+
+def records_series(records: Sequence[Mapping], metrics: Sequence[str] = tuple(CURVES)) -> Series:
+    """Each of ``metrics`` at every step of ``records`` that logged it."""
     series: Series = {metric: [] for metric in metrics}
-    for record in metric_records(path):
+    for record in records:
         for metric in metrics:
             if record.get("step") is not None and isinstance(record.get(metric), int | float):
                 series[metric].append((int(record["step"]), float(record[metric])))
