@@ -4,9 +4,9 @@ A small model asked to quote a clause paraphrases it ("non-exclusive, non-transf
 "non-exclusive, limited, non-transferable"), so exact match stays 0 even when it found and chose the right clause.
 With ``model.extractive_answers`` the transformers engine masks, at every step inside ``<answer>``, the tokens
 that would make the answer text anything but a substring of the turn's prompt (its system prompt, the question
-and the tool results it was shown), or the closing ``</answer>`` after such a substring. Whitespace is matched
-as exact match scores it: a run of spaces and line breaks counts as one space, so the model may write "service
-marks" where a page break split the words in the contract. Where the answer starts and where it stops stays the
+and the tool results it was shown), or the closing ``</answer>`` after such a substring; never a new
+``<answer>``. Whitespace is matched as exact match scores it: a run of spaces and line breaks counts as one space,
+so the model may write "service marks" where a page break split the words in the contract. Where the answer starts and where it stops stays the
 model's choice; outside an answer block nothing is constrained.
 
 :class:`ExtractiveAnswers` works on text, not on token ids, so a span may be copied in any tokenization: for each
@@ -59,7 +59,10 @@ class ExtractiveAnswers:
         """The token ids that may follow ``answer``, the text of an open answer block (:func:`open_answer`), in a
         turn whose prompt reads ``source`` with its whitespace collapsed (:func:`collapse`)."""
         answer = collapse(answer)
+        # an answer may not spell the opening tag: copied from the system prompt, it would open a new, empty answer
+        # block and restart the copy (the student looped "<answer>\n<answer>\n..." until its budget ran out)
         texts = self._closing(source, answer) | self._copying(source, answer)
+        texts = {text for text in texts if OPEN not in answer + text}
         return sorted({token_id for text in texts for token_id in self.spelled[text]} | set(self.always))
 
     def _copying(self, source: str, answer: str) -> set[str]:

@@ -101,3 +101,11 @@ def test_the_engine_masks_only_rows_inside_an_answer(tiny_model, tokenizer):
     assert torch.equal(logits[0, allowed], before[0, allowed])
     assert torch.equal(logits[1], before[1])
     assert collapse(tokenizer.decode([int(logits[0].argmax())])) in (" ", " due", " d", " du", "<|im_end|>")
+
+
+def test_an_answer_cannot_open_another_answer(tokenizer, extractive):
+    source = "Reply inside <answer>...</answer>. " + SOURCE  # the system prompt spells the opening tag
+    answer = "Reply inside <answer"
+    allowed = {tokenizer.decode([token]) for token in allowed_after(extractive, source, "<answer>" + answer)}
+    assert not [text for text in allowed if "<answer>" in collapse(answer + text)]
+    assert allowed_after(extractive, source, "<answer>Reply inside")  # the rest of the source is still open
