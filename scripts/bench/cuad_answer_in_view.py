@@ -4,8 +4,9 @@ Exact match needs the gold answer (the clause quote, any one of several quotes, 
 York") somewhere in what the agent was shown. For the first ``--questions`` single-hop validation questions (the
 main job's 32 by default) this measures that share for a search with the question's own text, under several ways of
 showing hits (passages of ``snippet_chars`` around the query words, with and without the contract's name in the
-query that places them, or whole chunks), and, with ``--eventlog``, for the episodes of a run's evaluation phase.
-Matching is on SQuAD-normalised text, as exact match scores.
+query that places them, run on to the end of the sentence they cut or not, or whole chunks), and, with
+``--eventlog``, for the episodes of a run's evaluation phase: as they were shown, and with their own queries searched
+again under each way of showing hits. Matching is on SQuAD-normalised text, as exact match scores.
 
     python scripts/bench/cuad_answer_in_view.py
     python scripts/bench/cuad_answer_in_view.py --questions 512
@@ -30,13 +31,16 @@ from agenttune.rewards.answer import normalize_answer
 from agenttune.tracking.run import hardware
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# (name, passages shown a search, characters a passage (0: the whole chunk), place windows without the contract's name)
+# (name, passages shown a search, characters a passage (0: the whole chunk), place windows without the contract's
+# name, run a passage on to the end of the sentence it cuts: harness.snippet_finish_sentence)
 VIEWS = [
-    ("4 x 500 chars (the main job)", 4, 500, False),
-    ("4 x 500 chars, placed without the contract's name", 4, 500, True),
-    ("4 x 700 chars", 4, 700, False),
-    ("2 whole chunks", 2, 0, False),
-    ("4 whole chunks", 4, 0, False),
+    ("4 x 500 chars (the study's seeds)", 4, 500, False, False),
+    ("4 x 500 chars, placed without the contract's name", 4, 500, True, False),
+    ("4 x 500 chars, sentence finished", 4, 500, False, True),
+    ("4 x 600 chars, sentence finished (the main job)", 4, 600, False, True),
+    ("4 x 700 chars", 4, 700, False, False),
+    ("2 whole chunks", 2, 0, False, False),
+    ("4 whole chunks", 4, 0, False, False),
 ]
 
 
@@ -45,6 +49,12 @@ def in_view(question: QuestionRecord, shown: str) -> bool:
     text = normalize_answer(shown)
     golds = (normalize_answer(g) for g in [question.answer, *question.answer_aliases])
     return any(gold and gold in text for gold in golds)
+
+
+def share(questions: dict[str, QuestionRecord], shown: dict[str, str]) -> dict[str, float]:
+    """How many of the episodes (task id -> all the text they were shown) had a gold answer in view, and the share."""
+    found = sum(in_view(questions[task_id], text) for task_id, text in shown.items())
+    return {"in_view": found, "share": found / max(len(shown), 1)}
 
 
 def main() -> None:
@@ -62,23 +72,42 @@ def main() -> None:
     retriever = make_retriever("bm25s", k=8).build(corpus_for(questions, None, 1200, 200))
     hits = {q.id: retriever.search(q.question, k=4) for q in questions}
     results = {}
-    for name, k, chars, without_name in VIEWS:
+    for name, k, chars, without_name, finish in VIEWS:
         found = 0
         for q in questions:
             placed_by = q.question.replace(q.meta["contract"], " ") if without_name else q.question
-            found += in_view(q, " ".join(shown_part(h, placed_by, chars).text for h in hits[q.id][:k]))
+            found += in_view(
+                q, " ".join(shown_part(h, placed_by, chars, finish).text for h in hits[q.id][:k])
+            )
         results[name] = {"in_view": found, "share": found / len(questions)}
     if args.eventlog is not None:
         by_id = {q.id: q for q in questions}
         logs = [log for log in read_jsonl(args.eventlog).logs if log.task_id in by_id]
-        found = sum(
-            in_view(
-                by_id[log.task_id],
-                " ".join(e.payload.content for e in log.events if e.kind == EventKind.TOOL_RESULT),
-            )
+        shown = {
+            log.task_id: [e.payload.content for e in log.events if e.kind == EventKind.TOOL_RESULT]
             for log in logs
+        }
+        queries = {
+            log.task_id: [
+                e.payload.arguments.get("query", "")
+                for e in log.events
+                if e.kind == EventKind.TOOL_CALL and e.payload.name == "search"
+            ]
+            for log in logs
+        }
+        results[f"episodes of {args.eventlog}, as shown"] = share(
+            by_id, {i: " ".join(t) for i, t in shown.items()}
         )
-        results[f"episodes of {args.eventlog}"] = {"in_view": found, "share": found / max(len(logs), 1)}
+        for name, k, chars, _, finish in (view for view in VIEWS if not view[3]):
+            replayed = {
+                task_id: " ".join(
+                    shown_part(h, query, chars, finish).text
+                    for query in task_queries
+                    for h in retriever.search(query, k=k)
+                )
+                for task_id, task_queries in queries.items()
+            }
+            results[f"episodes' queries, {name}"] = share(by_id, replayed)
 
     lines = [f"| shown ({len(questions)} questions) | gold answer in view | share |", "| --- | --- | --- |"]
     lines += [f"| {name} | {r['in_view']} | {r['share']:.3f} |" for name, r in results.items()]
