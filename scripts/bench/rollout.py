@@ -25,6 +25,13 @@ layers (``SlotLayer``: each token written in place into a buffer with spare slot
 
     python scripts/bench/rollout.py --part cache --episodes 32 --context 1400 --max-new-tokens 48
 
+Part ``memory``: the peak resident memory of one ``serve`` call of ``--episodes`` one-turn requests with
+``--context``-token prompts, decoded all at once (``model.max_concurrent`` unset) and at most ``--max-concurrent`` at
+a time, each side in a fresh process (``ru_maxrss``), with the wall time of each. The key/value cache holds rows x
+the widest row's slots, so the bound caps it; the price is fewer rows a decode step.
+
+    python scripts/bench/rollout.py --part memory --episodes 64 --context 1500 --max-concurrent 16
+
 Writes ``outputs/bench/rollout.json`` (``--out``), one key per part (``rollout_temperature_<T>`` when sampling).
 """
 
@@ -32,10 +39,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
+import resource
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -46,7 +56,7 @@ from transformers.cache_utils import DynamicLayer
 from agenttune.agents import ReAct, run_episodes
 from agenttune.agents.toy import CalculatorHarness, tasks
 from agenttune.config import ModelConfig, repo_root
-from agenttune.engines.base import Engine
+from agenttune.engines.base import Engine, Request
 from agenttune.engines.transformers_engine import SlotLayer, TransformersEngine
 from agenttune.events.schema import EventLog
 from agenttune.models import load_model, load_tokenizer
@@ -224,10 +234,78 @@ def print_cache(result: dict[str, Any]) -> None:
     print(f"slots / concatenation speed-up: {result['speedup_slots_over_concatenation']:.2f}x")
 
 
+def peak_rss_of_serve(args: argparse.Namespace, max_concurrent: int | None) -> dict[str, float]:
+    """In this (fresh) process: load the model, serve ``args.episodes`` one-turn requests; the resident memory
+    after loading and at its peak (GiB), and the serve call's wall time."""
+    cfg = model_config(args.tiny)
+    engine = TransformersEngine(
+        load_model(cfg, args.cache_dir),
+        load_tokenizer(cfg, args.cache_dir),
+        max_new_tokens=args.max_new_tokens,
+        temperature=0.0,
+        max_concurrent=max_concurrent,
+    )
+    generator = torch.Generator().manual_seed(0)
+    requests = [
+        Request([], prompt_ids=torch.randint(100, 1000, (args.context,), generator=generator).tolist())
+        for _ in range(args.episodes)
+    ]
+    loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    start = time.perf_counter()
+    engine.serve(requests, lambda index, generation: None)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
+    return {"loaded_gib": round(loaded, 2), "peak_gib": round(peak, 2), "seconds": round(seconds, 1)}
+
+
+def bench_memory(args: argparse.Namespace) -> dict[str, Any]:
+    """Peak memory of one serve call, unbounded against ``--max-concurrent`` rows, each side in a fresh process."""
+    sides = {"all at once": None, f"at most {args.max_concurrent}": args.max_concurrent}
+    results = {}
+    with ProcessPoolExecutor(
+        1, mp_context=multiprocessing.get_context("spawn"), max_tasks_per_child=1
+    ) as pool:
+        for side, bound in sides.items():
+            results[side] = pool.submit(peak_rss_of_serve, args, bound).result()
+    unbounded, bounded = results.values()
+    decode_growth = {side: r["peak_gib"] - r["loaded_gib"] for side, r in results.items()}
+    return {
+        "model": model_config(args.tiny).name,
+        "requests": args.episodes,
+        "context": args.context,
+        "max_new_tokens": args.max_new_tokens,
+        "torch_threads": torch.get_num_threads(),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "sides": results,
+        "peak_ratio_unbounded_over_bounded": round(unbounded["peak_gib"] / bounded["peak_gib"], 2),
+        "growth_ratio_unbounded_over_bounded": round(
+            decode_growth["all at once"] / max(decode_growth[f"at most {args.max_concurrent}"], 1e-3), 2
+        ),
+        "time_ratio_bounded_over_unbounded": round(bounded["seconds"] / unbounded["seconds"], 2),
+    }
+
+
+def print_memory(result: dict[str, Any]) -> None:
+    print(
+        f"\nserve: {result['model']}, {result['requests']} one-turn requests of {result['context']} prompt tokens, "
+        f"{result['max_new_tokens']} new tokens each, {result['torch_threads']} threads, "
+        f"load average {result['load_average_1m']}"
+    )
+    print(f"{'rows decoded at once':<22}{'RSS loaded':>12}{'RSS peak':>12}{'time':>10}")
+    for side, r in result["sides"].items():
+        print(f"{side:<22}{r['loaded_gib']:>10.2f} G{r['peak_gib']:>10.2f} G{r['seconds']:>9.1f}s")
+    print(
+        f"peak, all at once / bounded: {result['peak_ratio_unbounded_over_bounded']:.2f}x "
+        f"(growth over the loaded model {result['growth_ratio_unbounded_over_bounded']:.2f}x); "
+        f"time, bounded / all at once: {result['time_ratio_bounded_over_unbounded']:.2f}x"
+    )
+
+
 # Each part: (run, print). GRPO step time against bare TRL is scripts/bench/grpo_step.py.
 PARTS: dict[str, tuple[Callable[[argparse.Namespace], dict[str, Any]], Callable[[dict[str, Any]], None]]] = {
     "rollout": (bench_rollout, print_rollout),
     "cache": (bench_cache, print_cache),
+    "memory": (bench_memory, print_memory),
 }
 
 
@@ -243,6 +321,7 @@ def main() -> None:
     parser.add_argument("--temperature", type=float, default=0.0, help="0 decodes greedily")
     parser.add_argument("--context", type=int, default=220, help="cached tokens in the decode-step timing")
     parser.add_argument("--rounds", type=int, default=2, help="cache part: alternating rounds of each side")
+    parser.add_argument("--max-concurrent", type=int, default=16, help="memory part: the bounded side's rows")
     parser.add_argument(
         "--cache-dir", default=os.environ.get("AGENTTUNE_CACHE_DIR", Path(repo_root()) / ".cache")
     )
