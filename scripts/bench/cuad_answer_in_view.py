@@ -34,10 +34,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # (name, passages shown a search, characters a passage (0: the whole chunk), place windows without the contract's
 # name, run a passage on to the end of the sentence it cuts: harness.snippet_finish_sentence)
 VIEWS = [
-    ("4 x 500 chars (the study's seeds)", 4, 500, False, False),
+    ("4 x 500 chars (the main job, the study)", 4, 500, False, False),
     ("4 x 500 chars, placed without the contract's name", 4, 500, True, False),
     ("4 x 500 chars, sentence finished", 4, 500, False, True),
-    ("4 x 600 chars, sentence finished (the main job)", 4, 600, False, True),
+    ("4 x 600 chars, sentence finished", 4, 600, False, True),
     ("4 x 700 chars", 4, 700, False, False),
     ("2 whole chunks", 2, 0, False, False),
     ("4 whole chunks", 4, 0, False, False),
