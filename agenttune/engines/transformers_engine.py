@@ -434,7 +434,9 @@ class TransformersEngine(Engine):
         last = start + chunk_mask.sum(1)
         if len(index) == len(batch.rows):
             batch.attention_mask, batch.positions = attention_mask, last
-            return self._forward(ids, batch, positions)
+            logits = self._forward(ids, batch, positions)
+            self._compact(batch)  # rows that started afresh left their earlier slots masked
+            return logits
         layers = [(layer.keys[index], layer.values[index]) for layer in batch.cache.layers]
         fed = _Batch(index, DynamicCache(layers, config=self.model.config), attention_mask, last)
         logits = self._forward(ids, fed, positions)

@@ -218,6 +218,26 @@ def test_at_most_max_concurrent_requests_decode_and_a_waiting_one_takes_a_finish
             assert generation.completion_ids == alone.completion_ids
 
 
+def test_rows_refilled_together_do_not_widen_the_cache(tokenizer, tiny_model):
+    """8 one-turn requests through 2 rows that all end together: each pair of new prompts replaces the slots of the
+    pair before (masked, then dropped), so the cache never holds the slots of more than two prompts a row."""
+    widths = []
+    forward = tiny_model.forward
+
+    def recording(*args, **kwargs):
+        widths.append(kwargs["attention_mask"].shape[1])
+        return forward(*args, **kwargs)
+
+    engine = TransformersEngine(tiny_model, tokenizer, max_new_tokens=3, temperature=0.0, max_concurrent=2)
+    prompts = [[7 + index] * 40 for index in range(8)]
+    tiny_model.forward = recording
+    try:
+        engine.serve([Request([], prompt_ids=prompt) for prompt in prompts], lambda index, generation: None)
+    finally:
+        tiny_model.forward = forward
+    assert max(widths) <= 2 * (40 + 3)
+
+
 def test_compacting_the_cache_changes_no_logits(tokenizer, tiny_model):
     engine = TransformersEngine(tiny_model, tokenizer)
     tiny_model.eval()
