@@ -6,8 +6,8 @@ With ``model.extractive_answers`` the transformers engine masks, at every step i
 that would make the answer text anything but a substring of the turn's prompt (its system prompt, the question
 and the tool results it was shown), or the closing ``</answer>`` after such a substring; never a new
 ``<answer>``. Whitespace is matched as exact match scores it: a run of spaces and line breaks counts as one space,
-so the model may write "service marks" where a page break split the words in the contract. Where the answer starts and where it stops stays the
-model's choice; outside an answer block nothing is constrained.
+so the model may write "service marks" where a page break split the words in the contract. Where the answer
+starts and where it stops stays the model's choice; outside an answer block nothing is constrained.
 
 :class:`ExtractiveAnswers` works on text, not on token ids, so a span may be copied in any tokenization: for each
 row it finds where the answer so far occurs in the prompt and allows the vocabulary's tokens that spell a

@@ -30,7 +30,7 @@ Part ``memory``: the peak resident memory of one ``serve`` call of ``--episodes`
 a time, each side in a fresh process (``ru_maxrss``), with the wall time of each. The key/value cache holds rows x
 the widest row's slots, so the bound caps it; the price is fewer rows a decode step.
 
-    python scripts/bench/rollout.py --part memory --episodes 64 --context 1500 --max-concurrent 16
+    python scripts/bench/rollout.py --part memory --episodes 32 --context 1000 --max-concurrent 8 --max-new-tokens 16
 
 Writes ``outputs/bench/rollout.json`` (``--out``), one key per part (``rollout_temperature_<T>`` when sampling).
 """
