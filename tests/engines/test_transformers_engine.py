@@ -179,16 +179,24 @@ def test_served_turns_decode_as_their_prompts_would_alone(tokenizer, tiny_model)
             assert torch.allclose(torch.tensor(generation.logprobs), torch.tensor(alone.logprobs), atol=1e-4)
 
 
-def test_at_most_max_concurrent_requests_decode_and_a_waiting_one_takes_a_finished_row(tokenizer, tiny_model):
-    """A bounded batch: 5 multi-turn requests through 2 rows; a waiting request starts only when an episode ends,
-    in a row of its own, and every turn still equals a one-row run of its prompt."""
-    widths = []
-    forward = tiny_model.forward
+def recorded_forwards(monkeypatch, model) -> list[dict]:
+    """The keyword inputs of every forward ``model`` runs from now on, appended as it runs."""
+    calls = []
+    forward = model.forward
 
     def recording(*args, **kwargs):
-        widths.append(kwargs["input_ids"].shape[0])
+        calls.append(kwargs)
         return forward(*args, **kwargs)
 
+    monkeypatch.setattr(model, "forward", recording)
+    return calls
+
+
+def test_at_most_max_concurrent_requests_decode_and_a_waiting_one_takes_a_finished_row(
+    tokenizer, tiny_model, monkeypatch
+):
+    """A bounded batch: 5 multi-turn requests through 2 rows; a waiting request starts only when an episode ends,
+    in a row of its own, and every turn still equals a one-row run of its prompt."""
     engine = TransformersEngine(tiny_model, tokenizer, max_new_tokens=4, temperature=0.0, max_concurrent=2)
     turns = [1, 3, 2, 1, 2]  # how many turns each request runs
     served: dict[int, list] = {index: [] for index in range(len(turns))}
@@ -202,13 +210,10 @@ def test_at_most_max_concurrent_requests_decode_and_a_waiting_one_takes_a_finish
         return Request([], prompt_ids=generation.prompt_ids + generation.completion_ids + [20 + index])
 
     prompts = [[7, 8, 9 + index] for index in range(len(turns))]
-    tiny_model.forward = recording
-    try:
-        engine.serve([Request([], prompt_ids=prompt) for prompt in prompts], follow_up)
-    finally:
-        tiny_model.forward = forward
+    forwards = recorded_forwards(monkeypatch, tiny_model)
+    engine.serve([Request([], prompt_ids=prompt) for prompt in prompts], follow_up)
     assert [len(served[index]) for index in served] == turns
-    assert max(widths) == 2
+    assert max(call["input_ids"].shape[0] for call in forwards) == 2
     assert order[:2] == [0, 1] and order.index(2) > 0  # request 2 waits for request 0's row
     assert set(order[: order.index(2)]) <= {0, 1}
     for index, generations in served.items():
@@ -218,24 +223,14 @@ def test_at_most_max_concurrent_requests_decode_and_a_waiting_one_takes_a_finish
             assert generation.completion_ids == alone.completion_ids
 
 
-def test_rows_refilled_together_do_not_widen_the_cache(tokenizer, tiny_model):
+def test_rows_refilled_together_do_not_widen_the_cache(tokenizer, tiny_model, monkeypatch):
     """8 one-turn requests through 2 rows that all end together: each pair of new prompts replaces the slots of the
     pair before (masked, then dropped), so the cache never holds the slots of more than two prompts a row."""
-    widths = []
-    forward = tiny_model.forward
-
-    def recording(*args, **kwargs):
-        widths.append(kwargs["attention_mask"].shape[1])
-        return forward(*args, **kwargs)
-
     engine = TransformersEngine(tiny_model, tokenizer, max_new_tokens=3, temperature=0.0, max_concurrent=2)
     prompts = [[7 + index] * 40 for index in range(8)]
-    tiny_model.forward = recording
-    try:
-        engine.serve([Request([], prompt_ids=prompt) for prompt in prompts], lambda index, generation: None)
-    finally:
-        tiny_model.forward = forward
-    assert max(widths) <= 2 * (40 + 3)
+    forwards = recorded_forwards(monkeypatch, tiny_model)
+    engine.serve([Request([], prompt_ids=prompt) for prompt in prompts], lambda index, generation: None)
+    assert max(call["attention_mask"].shape[1] for call in forwards) <= 2 * (40 + 3)
 
 
 def test_compacting_the_cache_changes_no_logits(tokenizer, tiny_model):
