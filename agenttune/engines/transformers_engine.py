@@ -425,7 +425,8 @@ class TransformersEngine(Engine):
 
         A ``fresh`` row starts over: its earlier slots are masked and its positions restart at 0. Chunks are
         left-padded to one width. When only some rows are fed, they run as a batch of their own on a copy of
-        their cache, which is then written back; the other rows get masked slots as wide as the chunks.
+        their cache, which is then written back; the other rows get masked slots as wide as the chunks. Either way the
+        cache is then compacted (:meth:`_compact`), so masked slots do not pile up as rows are refilled.
         """
         ids, chunk_mask = self._left_padded(chunks)
         start = torch.where(fresh, -1, batch.positions[index])
@@ -435,19 +436,18 @@ class TransformersEngine(Engine):
         if len(index) == len(batch.rows):
             batch.attention_mask, batch.positions = attention_mask, last
             logits = self._forward(ids, batch, positions)
-            self._compact(batch)  # rows that started afresh left their earlier slots masked
-            return logits
-        layers = [(layer.keys[index], layer.values[index]) for layer in batch.cache.layers]
-        fed = _Batch(index, DynamicCache(layers, config=self.model.config), attention_mask, last)
-        logits = self._forward(ids, fed, positions)
-        batch.attention_mask = pad(batch.attention_mask, (0, ids.shape[1]))
-        batch.attention_mask[index] = attention_mask
-        batch.positions[index] = last
-        for layer, fed_layer in zip(batch.cache.layers, fed.cache.layers, strict=True):
-            layer.keys = pad(layer.keys, (0, 0, 0, ids.shape[1]))
-            layer.values = pad(layer.values, (0, 0, 0, ids.shape[1]))
-            layer.keys[index], layer.values[index] = fed_layer.keys, fed_layer.values
-        self._compact(batch)
+        else:
+            layers = [(layer.keys[index], layer.values[index]) for layer in batch.cache.layers]
+            fed = _Batch(index, DynamicCache(layers, config=self.model.config), attention_mask, last)
+            logits = self._forward(ids, fed, positions)
+            batch.attention_mask = pad(batch.attention_mask, (0, ids.shape[1]))
+            batch.attention_mask[index] = attention_mask
+            batch.positions[index] = last
+            for layer, fed_layer in zip(batch.cache.layers, fed.cache.layers, strict=True):
+                layer.keys = pad(layer.keys, (0, 0, 0, ids.shape[1]))
+                layer.values = pad(layer.values, (0, 0, 0, ids.shape[1]))
+                layer.keys[index], layer.values[index] = fed_layer.keys, fed_layer.values
+        self._compact(batch)  # rows that started afresh left their earlier slots masked
         return logits
 
     def _left_padded(self, chunks: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
