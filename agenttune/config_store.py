@@ -4,7 +4,7 @@ It puts together the group schemas of :mod:`agenttune.config`, the ``workflow`` 
 (:mod:`agenttune.workflows.spec`), the ``self_heal`` group's (:mod:`agenttune.selfheal.config`) and each
 algorithm's (:mod:`agenttune.training.registry`), so it stands above them all: the schemas' own modules import
 none of this. :func:`register_configs` stores them with the resolvers the YAML files use; :func:`validate_config`
-re-checks a composed config before a job starts.
+re-checks a composed config before a job starts; :func:`compose_config` composes one in-process.
 """
 
 from __future__ import annotations
@@ -110,6 +110,22 @@ def register_configs() -> None:
         "agenttune_help"
     ):  # the text of `python train.py --help` (conf/hydra/default.yaml)
         OmegaConf.register_new_resolver("agenttune_help", lambda: _help_text())
+
+
+def compose_config(overrides: list[str], output_dir: str | Path):
+    """conf/train.yaml composed as ``python train.py OVERRIDES`` would, with the run folder set to ``output_dir`` and
+    Hydra's runtime config set (for code that runs a job in-process: tests, bench scripts)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.hydra_config import HydraConfig
+    from omegaconf import open_dict
+
+    register_configs()
+    with initialize_config_dir(version_base="1.3", config_dir=str(Path(repo_root()) / "conf")):
+        cfg = compose("train", overrides=overrides, return_hydra_config=True)
+    with open_dict(cfg):  # a real run sets it at job start; compose leaves it empty
+        cfg.hydra.runtime.output_dir = str(output_dir)
+    HydraConfig.instance().set_config(cfg)
+    return cfg
 
 
 def _unset(how: str):

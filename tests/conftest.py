@@ -53,19 +53,9 @@ EXPERIMENT_COMMAND_LINE = {"cuad_grpo_study": ["algorithm.learning_rate=5e-6"]}
 
 def compose_config(overrides: list[str], output_dir: str | Path = "/tmp/agenttune-compose-test"):
     """Compose conf/train.yaml as ``python train.py OVERRIDES`` would, with the run folder set to ``output_dir``."""
-    from hydra import compose, initialize_config_dir
-    from hydra.core.hydra_config import HydraConfig
-    from omegaconf import open_dict
+    from agenttune.config_store import compose_config as compose
 
-    from agenttune.config_store import register_configs
-
-    register_configs()
-    with initialize_config_dir(version_base="1.3", config_dir=str(Path(repo_root()) / "conf")):
-        cfg = compose("train", overrides=overrides, return_hydra_config=True)
-    with open_dict(cfg):  # a real run sets it at job start; compose leaves it empty
-        cfg.hydra.runtime.output_dir = str(output_dir)
-    HydraConfig.instance().set_config(cfg)
-    return cfg
+    return compose(overrides, output_dir)
 
 
 @pytest.fixture

@@ -70,21 +70,19 @@ def main() -> None:
         "single_hop", "validation", chunk_size=1200, chunk_overlap=200, limit=args.questions
     )
     retriever = make_retriever("bm25s", k=8).build(corpus_for(questions, None, 1200, 200))
+    by_id = {q.id: q for q in questions}
     hits = {q.id: retriever.search(q.question, k=4) for q in questions}
     results = {}
     for name, k, chars, without_name, finish in VIEWS:
-        found = 0
+        shown = {}
         for q in questions:
             placed_by = q.question.replace(q.meta["contract"], " ") if without_name else q.question
-            found += in_view(
-                q, " ".join(shown_part(h, placed_by, chars, finish).text for h in hits[q.id][:k])
-            )
-        results[name] = {"in_view": found, "share": found / len(questions)}
+            shown[q.id] = " ".join(shown_part(h, placed_by, chars, finish).text for h in hits[q.id][:k])
+        results[name] = share(by_id, shown)
     if args.eventlog is not None:
-        by_id = {q.id: q for q in questions}
         logs = [log for log in read_jsonl(args.eventlog).logs if log.task_id in by_id]
         shown = {
-            log.task_id: [e.payload.content for e in log.events if e.kind == EventKind.TOOL_RESULT]
+            log.task_id: " ".join(e.payload.content for e in log.events if e.kind == EventKind.TOOL_RESULT)
             for log in logs
         }
         queries = {
@@ -95,9 +93,7 @@ def main() -> None:
             ]
             for log in logs
         }
-        results[f"episodes of {args.eventlog}, as shown"] = share(
-            by_id, {i: " ".join(t) for i, t in shown.items()}
-        )
+        results[f"episodes of {args.eventlog}, as shown"] = share(by_id, shown)
         for name, k, chars, _, finish in (view for view in VIEWS if not view[3]):
             replayed = {
                 task_id: " ".join(

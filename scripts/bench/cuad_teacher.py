@@ -19,14 +19,10 @@ import json
 import tempfile
 from pathlib import Path
 
-from hydra import compose, initialize_config_dir
-from hydra.core.hydra_config import HydraConfig
-from omegaconf import open_dict
-
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.benchmarks.cuad.metrics import episode_scores
 from agenttune.config import repo_root
-from agenttune.config_store import register_configs
+from agenttune.config_store import compose_config
 from agenttune.models import load_tokenizer
 from agenttune.stages.phases import episodes
 from agenttune.tracking.run import RunContext, hardware
@@ -40,13 +36,7 @@ METRICS = ("em", "f1", "quote_shown")
 
 def teacher_scores(overrides: list[str], run_dir: Path) -> dict[str, float]:
     """The teacher's episodes on the warm-start questions of ``+experiment=cuad_grpo`` with ``overrides``."""
-    with initialize_config_dir(version_base="1.3", config_dir=str(Path(repo_root()) / "conf")):
-        cfg = compose(
-            "train", overrides=["+experiment=cuad_grpo", "logger=none", *overrides], return_hydra_config=True
-        )
-    with open_dict(cfg):
-        cfg.hydra.runtime.output_dir = str(run_dir)
-    HydraConfig.instance().set_config(cfg)
+    cfg = compose_config(["+experiment=cuad_grpo", "logger=none", *overrides], run_dir)
     benchmark = load_benchmark(cfg)
     tokenizer = load_tokenizer(cfg.model, cfg.paths.cache_dir)
     tasks = benchmark.tasks("train", cfg.warm_start.num_questions)
@@ -78,7 +68,6 @@ def main() -> None:
         "--out", type=Path, default=Path(repo_root()) / "outputs" / "bench" / "cuad_teacher.json"
     )
     args = parser.parse_args()
-    register_configs()
     results = {}
     for view in args.view or VIEWS:
         with tempfile.TemporaryDirectory() as run_dir:
