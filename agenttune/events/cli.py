@@ -1,4 +1,4 @@
-"""Command line: ``python -m agenttune.events {stats,validate,convert,quality} ...``.
+"""Command line: ``python -m agenttune.events {stats,validate,convert,quality,diff} ...``.
 
 File formats go by extension: ``.jsonl`` (EventLogs, one a line), ``.parquet`` (one row per log) and
 ``.adp.json`` / ``.json`` (an ADP trajectory list). ``stats`` and ``validate`` exit 1 when a file holds anything
@@ -8,7 +8,9 @@ A folder stands for every ``.jsonl``/``.parquet`` file under it: ``stats <run>/e
 counts and trajectory metrics (:mod:`agenttune.events.trajectory`), then the run's episodes by part (``train``
 for on-policy training rollouts, ``eval_before``, ...);
 ``convert`` overwrites its output; ``quality`` prints the ADP quality report of each file and exits 1 with
-``--strict`` when a check fails. A path that cannot be read (missing, a folder where a file is needed, not Parquet,
+``--strict`` when a check fails; ``diff FIRST SECOND`` pairs two runs' episodes of the same tasks and prints, for
+each pair that differs, where it first does (:mod:`agenttune.events.diff`), then a summary, and exits 1 when any
+pair differs or a task is in one file only. A path that cannot be read (missing, a folder where a file is needed, not Parquet,
 nested too deeply, not ADP) is reported as one line naming it, never a traceback, and the command exits 1.
 """
 
@@ -18,10 +20,12 @@ import argparse
 import json
 import sys
 from collections import Counter
+from dataclasses import asdict
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from agenttune.events.diff import compare
 from agenttune.events.io import EventLogFileError, read_jsonl, read_parquet, write_jsonl, write_parquet
 from agenttune.events.schema import EventKind, EventLog, EventLogError
 from agenttune.events.trajectory import summarize
@@ -143,6 +147,20 @@ def _report_problems(problems: list[str]) -> None:
         print(problem, file=sys.stderr)
 
 
+def _diff(first: str, second: str) -> int:
+    """Print each diverging pair of episodes as a JSON line, then the summary; 1 when the runs differ."""
+    (logs_a, problems_a), (logs_b, problems_b) = read_logs(first), read_logs(second)
+    if problems_a or problems_b:
+        _report_problems(problems_a + problems_b)
+        return 1
+    comparison = compare(logs_a, logs_b)
+    for divergence in comparison.diverging:
+        print(json.dumps(asdict(divergence), ensure_ascii=False))
+    summary = comparison.summary()
+    print(json.dumps({"first": first, "second": second, **summary}))
+    return int(bool(summary["differ"] or summary["only_first"] or summary["only_second"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agenttune.events", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -166,8 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     quality.add_argument("files", nargs="+")
     quality.add_argument("--min-thought-share", type=float, default=0.8)
     quality.add_argument("--strict", action="store_true", help="exit 1 when a file fails a check")
+    diff = commands.add_parser("diff", help="where two runs' episodes of the same tasks first differ")
+    diff.add_argument("first")
+    diff.add_argument("second")
     args = parser.parse_args(argv)
 
+    if args.command == "diff":
+        return _diff(args.first, args.second)
     if args.command == "convert":
         logs, problems = read_logs(args.source)
         if problems:
