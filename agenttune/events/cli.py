@@ -10,8 +10,9 @@ for on-policy training rollouts, ``eval_before``, ...);
 ``convert`` overwrites its output; ``quality`` prints the ADP quality report of each file and exits 1 with
 ``--strict`` when a check fails; ``diff FIRST SECOND`` pairs two runs' episodes of the same tasks and prints, for
 each pair that differs, where it first does (:mod:`agenttune.events.diff`), then a summary, and exits 1 when any
-pair differs or a task is in one file only. A path that cannot be read (missing, a folder where a file is needed, not Parquet,
-nested too deeply, not ADP) is reported as one line naming it, never a traceback, and the command exits 1.
+pair differs or a task is in one file only. A path that cannot be read (missing, a folder where a file is needed,
+not Parquet, nested too deeply, not ADP) is reported as one line naming it, never a traceback, and the command
+exits 1.
 """
 
 from __future__ import annotations
