@@ -32,6 +32,13 @@ the widest row's slots, so the bound caps it; the price is fewer rows a decode s
 
     python scripts/bench/rollout.py --part memory --episodes 32 --context 1000 --max-concurrent 8 --max-new-tokens 16
 
+Part ``invariance``: whether a greedy decode depends on the rows decoded beside it. ``--episodes`` one-turn requests
+with prompts of ``--context``/2 to ``--context`` tokens, decoded one at a time, at most ``--max-concurrent`` at a
+time and all at once, in float32 and under bfloat16 autocast (``model.compute_dtype``); counts the completions that
+differ from the one-at-a-time decode of the same precision, and the first token at which they do.
+
+    python scripts/bench/rollout.py --part invariance --episodes 16 --context 400 --max-new-tokens 48 --max-concurrent 4
+
 Writes ``outputs/bench/rollout.json`` (``--out``), one key per part (``rollout_temperature_<T>`` when sampling).
 """
 
@@ -301,11 +308,67 @@ def print_memory(result: dict[str, Any]) -> None:
     )
 
 
+def greedy_completions(
+    args: argparse.Namespace, model: Any, tokenizer: Any, dtype: str | None, rows: int | None
+) -> list[list[int]]:
+    """The completion ids of the invariance part's requests, decoded greedily at most ``rows`` at a time."""
+    engine = TransformersEngine(
+        model, tokenizer, args.max_new_tokens, temperature=0.0, compute_dtype=dtype, max_concurrent=rows
+    )
+    generator = torch.Generator().manual_seed(0)
+    lengths = torch.randint(args.context // 2, args.context + 1, (args.episodes,), generator=generator)
+    prompts = [torch.randint(100, 1000, (int(n),), generator=generator).tolist() for n in lengths]
+    completions: dict[int, list[int]] = {}
+    engine.serve(
+        [Request([], prompt_ids=prompt) for prompt in prompts],
+        lambda index, generation: completions.__setitem__(index, generation.completion_ids),
+    )
+    return [completions[index] for index in range(len(prompts))]
+
+
+def bench_invariance(args: argparse.Namespace) -> dict[str, Any]:
+    cfg = model_config(args.tiny)
+    model, tokenizer = load_model(cfg, args.cache_dir), load_tokenizer(cfg, args.cache_dir)
+    sides = {f"at most {args.max_concurrent}": args.max_concurrent, "all at once": None}
+    results = {}
+    for precision, dtype in (("float32", None), ("bfloat16 autocast", "bfloat16")):
+        alone = greedy_completions(args, model, tokenizer, dtype, 1)
+        for side, rows in sides.items():
+            batched = greedy_completions(args, model, tokenizer, dtype, rows)
+            parted = [
+                next((i for i, (a, b) in enumerate(zip(x, y, strict=False)) if a != b), min(len(x), len(y)))
+                for x, y in zip(alone, batched, strict=True)
+                if x != y
+            ]
+            results[f"{precision}, {side}"] = {"differ": len(parted), "first_differing_token": parted}
+    return {
+        "model": cfg.name,
+        "requests": args.episodes,
+        "context": args.context,
+        "max_new_tokens": args.max_new_tokens,
+        "torch_threads": torch.get_num_threads(),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "sides": results,
+    }
+
+
+def print_invariance(result: dict[str, Any]) -> None:
+    print(
+        f"\ngreedy decodes against one at a time: {result['model']}, {result['requests']} requests of up to "
+        f"{result['context']} prompt tokens, {result['max_new_tokens']} new tokens, load average "
+        f"{result['load_average_1m']}"
+    )
+    print(f"{'precision, rows at once':<34}{'completions that differ':>26}  first differing token")
+    for side, r in result["sides"].items():
+        print(f"{side:<34}{r['differ']:>18} of {result['requests']:<5}  {r['first_differing_token']}")
+
+
 # Each part: (run, print). GRPO step time against bare TRL is scripts/bench/grpo_step.py.
 PARTS: dict[str, tuple[Callable[[argparse.Namespace], dict[str, Any]], Callable[[dict[str, Any]], None]]] = {
     "rollout": (bench_rollout, print_rollout),
     "cache": (bench_cache, print_cache),
     "memory": (bench_memory, print_memory),
+    "invariance": (bench_invariance, print_invariance),
 }
 
 
@@ -321,7 +384,9 @@ def main() -> None:
     parser.add_argument("--temperature", type=float, default=0.0, help="0 decodes greedily")
     parser.add_argument("--context", type=int, default=220, help="cached tokens in the decode-step timing")
     parser.add_argument("--rounds", type=int, default=2, help="cache part: alternating rounds of each side")
-    parser.add_argument("--max-concurrent", type=int, default=16, help="memory part: the bounded side's rows")
+    parser.add_argument(
+        "--max-concurrent", type=int, default=16, help="memory and invariance parts: the bounded side's rows"
+    )
     parser.add_argument(
         "--cache-dir", default=os.environ.get("AGENTTUNE_CACHE_DIR", Path(repo_root()) / ".cache")
     )
