@@ -265,6 +265,18 @@ def peak_rss_of_serve(args: argparse.Namespace, max_concurrent: int | None) -> d
     return {"loaded_gib": round(loaded, 2), "peak_gib": round(peak, 2), "seconds": round(seconds, 1)}
 
 
+def serve_conditions(args: argparse.Namespace) -> dict[str, Any]:
+    """What a serve-call part ran: model, requests, prompt and completion lengths, threads, machine load."""
+    return {
+        "model": model_config(args.tiny).name,
+        "requests": args.episodes,
+        "context": args.context,
+        "max_new_tokens": args.max_new_tokens,
+        "torch_threads": torch.get_num_threads(),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+    }
+
+
 def bench_memory(args: argparse.Namespace) -> dict[str, Any]:
     """Peak memory of one serve call, unbounded against ``--max-concurrent`` rows, each side in a fresh process."""
     sides = {"all at once": None, f"at most {args.max_concurrent}": args.max_concurrent}
@@ -277,12 +289,7 @@ def bench_memory(args: argparse.Namespace) -> dict[str, Any]:
     unbounded, bounded = results.values()
     decode_growth = {side: r["peak_gib"] - r["loaded_gib"] for side, r in results.items()}
     return {
-        "model": model_config(args.tiny).name,
-        "requests": args.episodes,
-        "context": args.context,
-        "max_new_tokens": args.max_new_tokens,
-        "torch_threads": torch.get_num_threads(),
-        "load_average_1m": round(os.getloadavg()[0], 2),
+        **serve_conditions(args),
         "sides": results,
         "peak_ratio_unbounded_over_bounded": round(unbounded["peak_gib"] / bounded["peak_gib"], 2),
         "growth_ratio_unbounded_over_bounded": round(
@@ -341,15 +348,7 @@ def bench_invariance(args: argparse.Namespace) -> dict[str, Any]:
                 if x != y
             ]
             results[f"{precision}, {side}"] = {"differ": len(parted), "first_differing_token": parted}
-    return {
-        "model": cfg.name,
-        "requests": args.episodes,
-        "context": args.context,
-        "max_new_tokens": args.max_new_tokens,
-        "torch_threads": torch.get_num_threads(),
-        "load_average_1m": round(os.getloadavg()[0], 2),
-        "sides": results,
-    }
+    return {**serve_conditions(args), "sides": results}
 
 
 def print_invariance(result: dict[str, Any]) -> None:
