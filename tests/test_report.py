@@ -88,6 +88,20 @@ def test_jobs_differing_only_by_seed_are_one_row_with_an_interval_over_seeds_and
     assert (tmp_path / "plot_algorithm.learning_rate_eval_em.png").exists()
 
 
+def test_seeds_of_a_constant_metric_plot_although_their_mean_rounds_above_its_interval(tmp_path):
+    for seed in range(2):  # the mean of 128 scores of 0.2 is 0.20000000000000004, its interval [0.2, 0.2]
+        tasks = {f"q{t}": {"reward": 0.2} for t in range(128)}
+        metrics = {
+            "eval/reward": 0.2,
+            "eval/reward/n": 128,
+            "eval/reward/ci_low": 0.2,
+            "eval/reward/ci_high": 0.2,
+        }
+        write_job(tmp_path / str(seed), [f"seed={seed}"], metrics, task_scores={"eval": tasks})
+    md_path, _ = write_report(tmp_path, ["eval/reward"])
+    assert "![plot_eval_reward](plot_eval_reward.png)" in md_path.read_text()
+
+
 def test_report_of_a_folder_without_jobs_says_so(tmp_path):
     with pytest.raises(FileNotFoundError, match="No job folder with a summary.json"):
         write_report(tmp_path)

@@ -34,14 +34,15 @@ def checkpoint_step(checkpoint: str | Path) -> int:
 def resumed_records(run_dir: str | Path, resumed_from: str | None) -> list[dict]:
     """The records of ``run_dir/metrics.jsonl``; for a run that continued (``train/resumed_from`` in its summary)
     from a checkpoint of an earlier, killed run, that run's records up to the checkpoint first, then this run's
-    after it (records without a step are kept from both)."""
+    after it. Records without a step (``"step": null``, as :meth:`~agenttune.tracking.run.Run.log` writes an
+    evaluation's) are kept from both."""
     records = run_records(run_dir)
     if not resumed_from:
         return records
     start = checkpoint_step(resumed_from)
     earlier = run_records(Path(resumed_from).parent.parent)
-    return [r for r in earlier if r.get("step", 0) <= start] + [
-        r for r in records if r.get("step", start + 1) > start
+    return [r for r in earlier if r.get("step") is None or r["step"] <= start] + [
+        r for r in records if r.get("step") is None or r["step"] > start
     ]
 
 

@@ -135,12 +135,14 @@ def _interval(row: JobRow, metric: str) -> tuple[float, float] | None:
 
 
 def _error_bars(rows: list[JobRow], metric: str) -> list[list[float]]:
-    """Matplotlib's asymmetric yerr for ``rows``' values of ``metric`` (0 where a row has no interval)."""
+    """Matplotlib's asymmetric yerr for ``rows``' values of ``metric`` (0 where a row has no interval). A bar is
+    never negative: a mean over seeds of a constant may sit above its interval by a rounding error
+    (0.20000000000000004 against [0.2, 0.2])."""
     below, above = [], []
     for row in rows:
         value, bounds = row.value(metric), _interval(row, metric)
-        below.append(value - bounds[0] if bounds else 0.0)
-        above.append(bounds[1] - value if bounds else 0.0)
+        below.append(max(0.0, value - bounds[0]) if bounds else 0.0)
+        above.append(max(0.0, bounds[1] - value) if bounds else 0.0)
     return [below, above]
 
 

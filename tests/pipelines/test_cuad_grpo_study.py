@@ -11,7 +11,7 @@ import pytest
 
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.config import repo_root
-from agenttune.tracking.curves import CURVES, resumed_series
+from agenttune.tracking.curves import CURVES, resumed_records, resumed_series
 from tests.conftest import compose_config
 
 SCRIPT = f"{repo_root()}/scripts/grpo_study.py"
@@ -137,7 +137,10 @@ def test_keep_copies_completed_jobs_records_and_joins_a_resumed_run(tmp_path):
         summary = {"status": status, "metrics": {"delta_rl/reward": 0.1, **(metrics or {})}}
         (folder / "summary.json").write_text(json.dumps(summary))
         lines = [json.dumps({"step": s, "train/reward": s / 10}) for s in steps]
-        (folder / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+        evaluation = json.dumps(
+            {"step": None, f"eval_{name}/reward": 0.5}
+        )  # an evaluation, as Run.log writes it
+        (folder / "metrics.jsonl").write_text("\n".join([evaluation, *lines]) + "\n")
         return folder
 
     killed = job("1_killed", [1, 2, 3], status="failed")
@@ -157,6 +160,11 @@ def test_keep_copies_completed_jobs_records_and_joins_a_resumed_run(tmp_path):
     whole = resumed_series(resumed, str(killed / "checkpoints" / "checkpoint-2"))
     assert resumed_series(records / "1_resumed", None) == whole
     assert [step for step, _ in whole["train/reward"]] == [1, 2, 3, 4]
+    evaluations = [r for r in resumed_records(records / "1_resumed", None) if r["step"] is None]
+    assert [next(iter(set(r) - {"step"})) for r in evaluations] == [
+        "eval_1_killed/reward",
+        "eval_1_resumed/reward",
+    ]
 
 
 def test_the_warm_start_cache_key_ignores_seed_and_scheduling_but_not_the_recipe():
