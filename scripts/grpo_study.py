@@ -20,9 +20,9 @@ are made only of the question's words).
 
 keep: each completed job's record (summary.json, task_scores.json, metrics.jsonl, .hydra/config.yaml and
 overrides.yaml; not its checkpoints or EventLogs) copied into <records folder>/<job>, where curves and
-scripts/report.py read it as they read the job. A study outlives the machine it runs on (a seed job took 1 h 45 min to 2 h 56 min
-here); its records are small enough to commit, so seeds run on different days are read out together. A job resumed
-after a kill is kept whole: the killed run's steps up to its checkpoint, then the resumed run's.
+scripts/report.py read it as they read the job. A study outlives the machine it runs on (a seed job took 1 h 45 min
+to 2 h 56 min here); its records are small enough to commit, so seeds run on different days are read out together.
+A job resumed after a kill is kept whole: the killed run's steps up to its checkpoint, then the resumed run's.
 """
 
 import argparse

@@ -137,9 +137,8 @@ def test_keep_copies_completed_jobs_records_and_joins_a_resumed_run(tmp_path):
         summary = {"status": status, "metrics": {"delta_rl/reward": 0.1, **(metrics or {})}}
         (folder / "summary.json").write_text(json.dumps(summary))
         lines = [json.dumps({"step": s, "train/reward": s / 10}) for s in steps]
-        evaluation = json.dumps(
-            {"step": None, f"eval_{name}/reward": 0.5}
-        )  # an evaluation, as Run.log writes it
+        # an evaluation's record, as Run.log writes it: "step": null
+        evaluation = json.dumps({"step": None, f"eval_{name}/reward": 0.5})
         (folder / "metrics.jsonl").write_text("\n".join([evaluation, *lines]) + "\n")
         return folder
 
