@@ -89,7 +89,8 @@ def test_jobs_differing_only_by_seed_are_one_row_with_an_interval_over_seeds_and
 
 
 def test_seeds_of_a_constant_metric_plot_although_their_mean_rounds_above_its_interval(tmp_path):
-    for seed in range(2):  # the mean of 2 seeds x 128 scores of 0.2 is 0.20000000000000004, its interval [0.2, 0.2]
+    # the mean of 2 seeds x 128 scores of 0.2 is 0.20000000000000004, above its interval [0.2, 0.2]
+    for seed in range(2):
         tasks = {f"q{t}": {"reward": 0.2} for t in range(128)}
         metrics = {
             "eval/reward": 0.2,
