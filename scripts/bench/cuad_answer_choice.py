@@ -8,7 +8,14 @@ closed by ``</answer>``. For each: the total and mean log-probability, the token
 log-probability. A gold answer that costs little a token after its first, against a first token that costs much,
 says that the policy copies well once started and misses where to start.
 
+With ``--beams N`` it also decodes each such answer block with beam search of width N under the same extractive
+constraint (:class:`~agenttune.engines.extractive.ExtractiveAnswers`, through transformers'
+``prefix_allowed_tokens_fn``; beams ranked by their total log-probability unless ``--length-penalty`` says
+otherwise) and reports the exact match of the greedy answer and of the beam's: how many exact matches a decode that
+scores whole answers would find that greedy decoding loses at the first token.
+
     python scripts/bench/cuad_answer_choice.py outputs/cuad_grpo/runs/<run>
+    python scripts/bench/cuad_answer_choice.py outputs/cuad_grpo/runs/<run> --beams 4
     python scripts/bench/cuad_answer_choice.py <run> --phase eval_warm --checkpoint checkpoints/distill/final
 
 Prints a table and writes JSON (default ``outputs/bench/cuad_answer_choice.json``).
@@ -25,11 +32,12 @@ from omegaconf import OmegaConf
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from agenttune.benchmarks.cuad.dataset import cuad_questions
-from agenttune.engines.extractive import CLOSE, OPEN
-from agenttune.engines.templates import encode, render
+from agenttune.engines.extractive import CLOSE, OPEN, ExtractiveAnswers, collapse, open_answer
+from agenttune.engines.templates import encode, render, stop_token_ids
 from agenttune.events.io import read_jsonl
 from agenttune.events.projections.messages import chat_messages
 from agenttune.events.schema import EventKind, EventLog
+from agenttune.rewards.answer import exact_match
 from agenttune.tracking.run import hardware
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +61,28 @@ def summary(logprobs: torch.Tensor, text: str) -> dict:
     }
 
 
+def beam_answer(model, tokenizer, extractive, prefix, source, beams, max_new_tokens, length_penalty) -> str:
+    """The answer that beam search finds after ``prefix`` (which ends with ``<answer>``), every step inside the
+    answer block constrained to a verbatim span of ``source``; once the block closes, only a stop token."""
+
+    def allowed(_, ids: torch.Tensor) -> list[int]:
+        answer = open_answer(OPEN + tokenizer.decode(ids[len(prefix) :], skip_special_tokens=False))
+        return extractive.always if answer is None else extractive.allowed(source, answer)
+
+    output = model.generate(
+        torch.tensor([prefix]),
+        attention_mask=torch.ones(1, len(prefix), dtype=torch.long),
+        do_sample=False,
+        num_beams=beams,
+        length_penalty=length_penalty,
+        max_new_tokens=max_new_tokens,
+        prefix_allowed_tokens_fn=allowed,
+        eos_token_id=extractive.always,
+        pad_token_id=extractive.always[0],
+    )
+    return tokenizer.decode(output[0, len(prefix) :], skip_special_tokens=True).split(CLOSE, 1)[0]
+
+
 def answer_turn(log: EventLog) -> tuple[int, str, str] | None:
     """(index of the final text event, its text before ``<answer>``, the answer) or None when it gave none."""
     last = max((i for i, e in enumerate(log.events) if e.kind == EventKind.TEXT), default=None)
@@ -68,11 +98,19 @@ def main() -> None:
     parser.add_argument("--phase", default="eval_after", help="the evaluation phase whose EventLogs to read")
     parser.add_argument("--checkpoint", default="checkpoints/final", help="the policy, relative to the run")
     parser.add_argument(
+        "--tasks", default="", help="only these task ids, comma-separated (default: every episode)"
+    )
+    parser.add_argument(
+        "--beams", type=int, default=0, help="also decode each answer with beam search this wide"
+    )
+    parser.add_argument("--length-penalty", type=float, default=0.0, help="beam score: sum / length**this")
+    parser.add_argument(
         "--out", type=Path, default=REPO_ROOT / "outputs" / "bench" / "cuad_answer_choice.json"
     )
     args = parser.parse_args()
 
-    bench = OmegaConf.load(args.run / ".hydra" / "config.yaml").benchmark
+    config = OmegaConf.load(args.run / ".hydra" / "config.yaml")
+    bench = config.benchmark
     questions = cuad_questions(
         bench.question_set,
         bench.split,
@@ -86,9 +124,12 @@ def main() -> None:
     torch.set_num_threads(min(2, torch.get_num_threads()))
     tokenizer = AutoTokenizer.from_pretrained(args.run / args.checkpoint)
     model = AutoModelForCausalLM.from_pretrained(args.run / args.checkpoint, dtype=torch.float32).eval()
+    extractive = ExtractiveAnswers(tokenizer, stop_token_ids(tokenizer))
 
     episodes = []
     for log in read_jsonl(args.run / "eventlogs" / f"{args.phase}.jsonl").logs:
+        if args.tasks and log.task_id not in args.tasks.split(","):
+            continue
         question = by_id[log.task_id]
         shown = [e.payload.content for e in log.events if e.kind == EventKind.TOOL_RESULT]
         golds = [g for g in [question.answer, *question.answer_aliases] if g and any(g in s for s in shown)]
@@ -102,11 +143,28 @@ def main() -> None:
             name: summary(continuation_logprobs(model, prefix, encode(tokenizer, text + CLOSE)), text)
             for name, text in (("gold", golds[0]), ("policy", answer))
         }
-        episodes.append({"task_id": log.task_id, "question": question.question, **scored})
+        episode = {"task_id": log.task_id, "question": question.question, **scored}
+        gold = [question.answer, *question.answer_aliases]
+        episode["policy"]["em"] = exact_match(answer, gold)
+        if args.beams:
+            budget = config.model.max_new_tokens - len(encode(tokenizer, before + OPEN))
+            found = beam_answer(
+                model,
+                tokenizer,
+                extractive,
+                prefix,
+                collapse(prompt),
+                args.beams,
+                budget,
+                args.length_penalty,
+            )
+            episode["beam"] = {"text": found, "em": exact_match(found, gold)}
+        episodes.append(episode)
 
     lines = [
-        "| question | gold: tokens, sum, first, mean after first | policy's answer: the same | policy's answer |",
-        "| --- | --- | --- | --- |",
+        "| question | gold: tokens, sum, first, mean after first | policy's answer: the same | policy's answer: EM, text"
+        + (f" | beam of {args.beams}: EM, text |" if args.beams else " |"),
+        "| --- | --- | --- | ---" + (" | --- |" if args.beams else " |"),
     ]
     for e in episodes:
         g, p = e["gold"], e["policy"]
@@ -114,15 +172,22 @@ def main() -> None:
             f"{s['tokens']}, {s['sum']:.1f}, {s['first']:.2f}, {s['mean_after_first'] or 0:.2f}"
             for s in (g, p)
         ]
-        lines.append(f"| {e['question'][:60]} | {cells[0]} | {cells[1]} | {p['text'][:50]!r} |")
+        beam = f" | {e['beam']['em']:.0f}: {e['beam']['text'][:40]!r}" if args.beams else ""
+        lines.append(
+            f"| {e['question'][:60]} | {cells[0]} | {cells[1]} | {p['em']:.0f}: {p['text'][:40]!r}{beam} |"
+        )
     table = "\n".join(lines)
     print(table)
     print(f"{len(episodes)} episodes showed a gold answer whole and answered")
+    print(f"exact matches among them: greedy {sum(e['policy']['em'] for e in episodes):.0f}", end="")
+    print(f", beam search of {args.beams} {sum(e['beam']['em'] for e in episodes):.0f}" if args.beams else "")
     report = {
         "setup": {
             "run": str(args.run),
             "phase": args.phase,
             "checkpoint": args.checkpoint,
+            "beams": args.beams,
+            "length_penalty": args.length_penalty,
             "hardware": hardware(),
         },
         "episodes": episodes,
