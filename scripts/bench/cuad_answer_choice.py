@@ -51,6 +51,7 @@ def continuation_logprobs(model, prefix: list[int], ids: list[int]) -> torch.Ten
 
 
 def summary(logprobs: torch.Tensor, text: str) -> dict:
+    """A continuation's text, tokens and log-probabilities: total, mean, first token, mean after the first."""
     return {
         "text": text,
         "tokens": len(logprobs),
