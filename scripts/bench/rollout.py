@@ -334,6 +334,7 @@ def greedy_completions(
 
 
 def bench_invariance(args: argparse.Namespace) -> dict[str, Any]:
+    """Per precision, how many greedy completions decoded beside other rows differ from one-at-a-time decodes."""
     cfg = model_config(args.tiny)
     model, tokenizer = load_model(cfg, args.cache_dir), load_tokenizer(cfg, args.cache_dir)
     sides = {f"at most {args.max_concurrent}": args.max_concurrent, "all at once": None}
