@@ -14,8 +14,14 @@ constraint (:class:`~agenttune.engines.extractive.ExtractiveAnswers`, through tr
 otherwise) and reports the exact match of the greedy answer and of the beam's: how many exact matches a decode that
 scores whole answers would find that greedy decoding loses at the first token.
 
+With ``--spans N`` it scores every run of 1 to N consecutive sentences of the passages shown (split as the teacher
+splits them), each closed by ``</answer>``, and ranks them by their mean log-probability a token: the answers a decode
+that picks whole sentences with a length-normalised score would choose from. It reports whether a gold answer is
+among them, its best rank, and whether the top span is an exact match.
+
     python scripts/bench/cuad_answer_choice.py outputs/cuad_grpo/runs/<run>
     python scripts/bench/cuad_answer_choice.py outputs/cuad_grpo/runs/<run> --beams 4
+    python scripts/bench/cuad_answer_choice.py outputs/cuad_grpo/runs/<run> --spans 3
     python scripts/bench/cuad_answer_choice.py <run> --phase eval_warm --checkpoint checkpoints/distill/final
 
 Prints a table and writes JSON (default ``outputs/bench/cuad_answer_choice.json``).
@@ -24,6 +30,7 @@ Prints a table and writes JSON (default ``outputs/bench/cuad_answer_choice.json`
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 from pathlib import Path
 
@@ -32,6 +39,7 @@ from omegaconf import OmegaConf
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from agenttune.benchmarks.cuad.dataset import cuad_questions
+from agenttune.benchmarks.cuad.teacher import SENTENCE_END, passages
 from agenttune.engines.extractive import CLOSE, OPEN, ExtractiveAnswers, collapse, open_answer
 from agenttune.engines.templates import encode, render, stop_token_ids
 from agenttune.events.io import read_jsonl
@@ -48,6 +56,59 @@ def continuation_logprobs(model, prefix: list[int], ids: list[int]) -> torch.Ten
     with torch.no_grad():
         logits = model(torch.tensor([prefix + ids])).logits[0, len(prefix) - 1 : -1]
     return torch.log_softmax(logits.float(), dim=-1)[torch.arange(len(ids)), torch.tensor(ids)]
+
+
+def shared_prefix_logprobs(model, prefix: list[int], continuations: list[list[int]], batch: int = 16):
+    """:func:`continuation_logprobs` of many continuations of one prefix: the prefix runs once and its cache serves
+    every continuation (right-padded batches of ``batch``)."""
+    with torch.no_grad():
+        cache = model(torch.tensor([prefix[:-1]]), use_cache=True).cache
+        found = []
+        for start in range(0, len(continuations), batch):
+            rows = [[prefix[-1], *ids] for ids in continuations[start : start + batch]]
+            width = max(map(len, rows))
+            ids = torch.zeros(len(rows), width, dtype=torch.long)
+            mask = torch.zeros(len(rows), len(prefix) - 1 + width, dtype=torch.long)
+            mask[:, : len(prefix) - 1] = 1
+            for index, row in enumerate(rows):
+                ids[index, : len(row)] = torch.tensor(row)
+                mask[index, len(prefix) - 1 : len(prefix) - 1 + len(row)] = 1
+            shared = copy.deepcopy(cache)
+            shared.batch_repeat_interleave(len(rows))
+            positions = torch.arange(len(prefix) - 1, len(prefix) - 1 + width).expand(len(rows), width)
+            logits = model(ids, attention_mask=mask, cache=shared, position_ids=positions).logits
+            logprobs = torch.log_softmax(logits.float(), dim=-1)
+            for index, row in enumerate(rows):
+                found.append(logprobs[index, torch.arange(len(row) - 1), torch.tensor(row[1:])])
+        return found
+
+
+def sentence_spans(shown: list[str], most: int) -> list[str]:
+    """Every run of 1 to ``most`` consecutive sentences of the passages in ``shown`` (whitespace collapsed, each
+    once)."""
+    spans = []
+    for *_, text in passages(shown):
+        sentences = [collapse(s).strip() for s in SENTENCE_END.split(text) if s.strip()]
+        for first in range(len(sentences)):
+            for last in range(first + 1, min(len(sentences), first + most) + 1):
+                spans.append(" ".join(sentences[first:last]))
+    return list(dict.fromkeys(spans))
+
+
+def span_choice(model, tokenizer, prefix: list[int], shown: list[str], most: int, gold: list[str]) -> dict:
+    """The sentence spans of ``shown`` ranked by mean log-probability after ``prefix``: how many, the best rank of
+    one that is a gold answer (1 is the top; None when none is), and the top span with its exact match."""
+    spans = sentence_spans(shown, most)
+    logprobs = shared_prefix_logprobs(model, prefix, [encode(tokenizer, span + CLOSE) for span in spans])
+    ranked = sorted(range(len(spans)), key=lambda index: -logprobs[index].mean().item())
+    gold_ranks = [rank for rank, index in enumerate(ranked, 1) if exact_match(spans[index], gold)]
+    top = spans[ranked[0]]
+    return {
+        "spans": len(spans),
+        "gold_rank": min(gold_ranks, default=None),
+        "top": top,
+        "em": exact_match(top, gold),
+    }
 
 
 def summary(logprobs: torch.Tensor, text: str) -> dict:
@@ -103,6 +164,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--beams", type=int, default=0, help="also decode each answer with beam search this wide"
+    )
+    parser.add_argument(
+        "--spans", type=int, default=0, help="also rank every run of 1 to this many sentences shown"
     )
     parser.add_argument("--length-penalty", type=float, default=0.0, help="beam score: sum / length**this")
     parser.add_argument(
@@ -160,6 +224,8 @@ def main() -> None:
                 args.length_penalty,
             )
             episode["beam"] = {"text": found, "em": exact_match(found, gold)}
+        if args.spans:
+            episode["spans"] = span_choice(model, tokenizer, prefix, shown, args.spans, gold)
         episodes.append(episode)
 
     lines = [
@@ -182,12 +248,20 @@ def main() -> None:
     print(f"{len(episodes)} episodes showed a gold answer whole and answered")
     print(f"exact matches among them: greedy {sum(e['policy']['em'] for e in episodes):.0f}", end="")
     print(f", beam search of {args.beams} {sum(e['beam']['em'] for e in episodes):.0f}" if args.beams else "")
+    if args.spans:
+        ranks = [e["spans"]["gold_rank"] for e in episodes if e["spans"]["gold_rank"]]
+        print(
+            f"runs of 1-{args.spans} sentences: a gold answer among them in {len(ranks)} episodes, at ranks {ranks} "
+            f"(of {[e['spans']['spans'] for e in episodes if e['spans']['gold_rank']]}); "
+            f"the top span an exact match in {sum(e['spans']['em'] for e in episodes):.0f}"
+        )
     report = {
         "setup": {
             "run": str(args.run),
             "phase": args.phase,
             "checkpoint": args.checkpoint,
             "beams": args.beams,
+            "spans": args.spans,
             "length_penalty": args.length_penalty,
             "hardware": hardware(),
         },
