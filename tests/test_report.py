@@ -88,7 +88,14 @@ def test_jobs_differing_only_by_seed_are_one_row_with_an_interval_over_seeds_and
     assert (tmp_path / "plot_algorithm.learning_rate_eval_em.png").exists()
 
 
-def test_seeds_of_a_constant_metric_plot_although_their_mean_rounds_above_its_interval(tmp_path):
+def test_seeds_of_a_constant_metric_plot_although_their_mean_rounds_above_its_interval(tmp_path, monkeypatch):
+    from matplotlib.axes import Axes
+
+    labels = []
+    set_yticks = Axes.set_yticks
+    monkeypatch.setattr(
+        Axes, "set_yticks", lambda axis, ticks, names: labels.extend(names) or set_yticks(axis, ticks, names)
+    )
     # the mean of 2 seeds x 128 scores of 0.2 is 0.20000000000000004, above its interval [0.2, 0.2]
     for seed in range(2):
         tasks = {f"q{t}": {"reward": 0.2} for t in range(128)}
@@ -101,6 +108,7 @@ def test_seeds_of_a_constant_metric_plot_although_their_mean_rounds_above_its_in
         write_job(tmp_path / str(seed), [f"seed={seed}"], metrics, task_scores={"eval": tasks})
     md_path, _ = write_report(tmp_path, ["eval/reward"])
     assert "![plot_eval_reward](plot_eval_reward.png)" in md_path.read_text()
+    assert labels == ["seed=0,1"]  # the merged row named by its seeds, not by its joined job folders
 
 
 def test_report_of_a_folder_without_jobs_says_so(tmp_path):

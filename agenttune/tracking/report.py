@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agenttune.tracking.jobs import TAU2_PARAMS, JobRow, is_number, load_jobs
-from agenttune.tracking.seeds import has_seed_groups, merge_seeds, seed_groups
+from agenttune.tracking.seeds import SEED_KEY, has_seed_groups, merge_seeds, seed_groups
 
 log = logging.getLogger(__name__)
 
@@ -207,7 +207,9 @@ def make_plots(
             save(fig, f"{key}_{metric}")
     if keys:
         return paths
-    names = [job_name(row, swept_keys(rows)) or row.job for row in rows]
+    # Rows that differ by nothing swept (one row, or seeds merged into one) are named by their seeds, not by their
+    # joined job folders, which no plot has room for.
+    names = [job_name(row, swept_keys(rows) or [SEED_KEY]) or row.job for row in rows]
     for metric in metrics or numeric_metrics(rows):
         shown = [(name, row) for name, row in zip(names, rows, strict=True) if _interval(row, metric)]
         if not shown or len(paths) >= max_plots:
