@@ -16,12 +16,8 @@ spec.loader.exec_module(bench)
 def test_a_shared_prefix_scores_each_continuation_as_alone(tiny_model):
     model = tiny_model.float().eval()
     prefix = [5, 17, 99, 3, 250, 41]
-    continuations = [
-        [7],
-        [8, 9, 10, 11],
-        [300, 2],
-        [12, 13, 14],
-    ]  # padded beside longer rows, over two batches
+    # padded beside longer rows, over two batches
+    continuations = [[7], [8, 9, 10, 11], [300, 2], [12, 13, 14]]
     shared = bench.shared_prefix_logprobs(model, prefix, continuations, batch=3)
     for continuation, logprobs in zip(continuations, shared, strict=True):
         alone = bench.continuation_logprobs(model, prefix, continuation)

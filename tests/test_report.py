@@ -88,7 +88,7 @@ def test_jobs_differing_only_by_seed_are_one_row_with_an_interval_over_seeds_and
     assert (tmp_path / "plot_algorithm.learning_rate_eval_em.png").exists()
 
 
-def test_seeds_of_a_constant_metric_plot_although_their_mean_rounds_above_its_interval(tmp_path, monkeypatch):
+def test_merged_seeds_plot_under_their_seeds_though_the_mean_rounds_above_its_interval(tmp_path, monkeypatch):
     from matplotlib.axes import Axes
 
     labels = []
