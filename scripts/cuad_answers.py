@@ -19,7 +19,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from agenttune.benchmarks.cuad.dataset import cuad_questions
+from agenttune.benchmarks.base import load_benchmark
 from agenttune.benchmarks.cuad.metrics import episode_scores
 from agenttune.engines.extractive import collapse
 from agenttune.events.io import read_jsonl
@@ -53,16 +53,10 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=100, help="characters of each text shown")
     args = parser.parse_args()
 
-    bench = OmegaConf.load(args.run / ".hydra" / "config.yaml").benchmark
-    questions = cuad_questions(
-        bench.question_set,
-        bench.split,
-        chunk_size=bench.chunk_size,
-        chunk_overlap=bench.chunk_overlap,
-        limit=bench.eval_offset + bench.num_eval,
-        seed=bench.seed,
-        style=bench.question_style,
-    )
+    config = OmegaConf.load(args.run / ".hydra" / "config.yaml")
+    questions = load_benchmark(config).tasks(
+        "eval"
+    )  # the run's held-out questions, as its evaluations drew them
     by_id = {question.id: question for question in questions}
     counts: Counter[str] = Counter()
     for log in read_jsonl(args.run / "eventlogs" / f"{args.phase}.jsonl").logs:
