@@ -54,9 +54,8 @@ def main() -> None:
     args = parser.parse_args()
 
     config = OmegaConf.load(args.run / ".hydra" / "config.yaml")
-    questions = load_benchmark(config).tasks(
-        "eval"
-    )  # the run's held-out questions, as its evaluations drew them
+    # the run's held-out questions, as its evaluations drew them
+    questions = load_benchmark(config).tasks("eval")
     by_id = {question.id: question for question in questions}
     counts: Counter[str] = Counter()
     for log in read_jsonl(args.run / "eventlogs" / f"{args.phase}.jsonl").logs:
