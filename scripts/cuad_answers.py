@@ -4,9 +4,8 @@ For an evaluation of a CUAD run (``<run>/eventlogs/<phase>.jsonl``) it prints on
 and ``quote_shown`` as the benchmark scores them (:func:`agenttune.benchmarks.cuad.metrics.episode_scores`), where
 the answer's text occurs (:func:`answer_origin`: one search result, else the question, else neither: the system
 prompt, or a copy that runs across two parts of the prompt), the question, the first gold answer and the answer;
-then the counts. With extractive answers an
-answer is a verbatim span of the turn's prompt, so "question" means the student quoted the question back (a party's
-name for a title, say) instead of a passage.
+then the counts. With extractive answers an answer is a verbatim span of the turn's prompt, so "question" means the
+student quoted the question back (a party's name for a title, say) instead of a passage.
 
     python scripts/cuad_answers.py outputs/cuad_grpo/runs/<run> eval_after
 """
@@ -23,7 +22,8 @@ from agenttune.benchmarks.base import load_benchmark
 from agenttune.benchmarks.cuad.metrics import episode_scores
 from agenttune.engines.extractive import collapse
 from agenttune.events.io import read_jsonl
-from agenttune.events.schema import EventKind, EventLog
+from agenttune.events.projections.evaluator import evaluator_input
+from agenttune.events.schema import EventKind
 from agenttune.rewards.answer import extract_answer
 
 
@@ -36,12 +36,6 @@ def answer_origin(answer: str, question: str, shown: list[str]) -> str:
     if any(text in collapse(result) for result in shown):
         return "result"
     return "question" if text in collapse(question) else "neither"
-
-
-def final_answer(log: EventLog) -> str:
-    """The answer of the episode's last text turn (empty when it gave none)."""
-    texts = [event.payload.text for event in log.events if event.kind == EventKind.TEXT]
-    return extract_answer(texts[-1]) if texts else ""
 
 
 def main() -> None:
@@ -62,7 +56,7 @@ def main() -> None:
         question = by_id[log.task_id]
         scores = episode_scores(log, question)
         shown = [event.payload.content for event in log.events if event.kind == EventKind.TOOL_RESULT]
-        answer = final_answer(log)
+        answer = extract_answer(evaluator_input(log)["final_answer"])  # as episode_scores reads it
         origin = answer_origin(answer, question.question, shown)
         counts.update({"episodes": 1, "em": scores["em"], "quote_shown": scores["quote_shown"], origin: 1})
         flags = (

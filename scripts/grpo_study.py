@@ -35,7 +35,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from agenttune.events.io import read_jsonl
-from agenttune.events.schema import EventKind
+from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.tracking.curves import checkpoint_step, plot_curves, resumed_records, resumed_series
 from agenttune.tracking.group_signal import group_signal
 from agenttune.tracking.jobs import JobRow, load_jobs
@@ -110,16 +110,13 @@ def rollout_steps(path: Path, resumed_from: str | None) -> list[Path]:
 
 def first_queries(path: Path) -> dict[str, tuple[str, str | None]]:
     """task id -> (the question, the first search query or None) of each episode of an evaluation's EventLog."""
-
-    def first(log, kind):
-        return next((e.payload for e in log.events if e.payload.kind == kind), None)
-
+    records = [evaluator_input(log) for log in read_jsonl(path).logs]
     return {
-        log.task_id: (
-            first(log, EventKind.USER).text,
-            getattr(first(log, EventKind.TOOL_CALL), "arguments", {}).get("query"),
+        record["task_id"]: (
+            record["question"],
+            record["tool_calls"][0]["arguments"].get("query") if record["tool_calls"] else None,
         )
-        for log in read_jsonl(path).logs
+        for record in records
     }
 
 

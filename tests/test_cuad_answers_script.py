@@ -16,9 +16,8 @@ SHOWN = ["[1] doc_id: A | chars 0-80\nSUPPLY AGREEMENT between Acme Corp. and\n\
 
 def test_an_answer_is_placed_in_a_result_before_the_question():
     assert script.answer_origin("SUPPLY AGREEMENT", QUESTION, SHOWN) == "result"
-    assert (
-        script.answer_origin("Acme Corp. and Beta LLC", QUESTION, SHOWN) == "result"
-    )  # across the line breaks
+    # across the line breaks
+    assert script.answer_origin("Acme Corp. and Beta LLC", QUESTION, SHOWN) == "result"
     assert script.answer_origin("the agreement between Acme Corp.", QUESTION, SHOWN) == "question"
     assert script.answer_origin("Answer the question", QUESTION, SHOWN) == "neither"
     assert script.answer_origin("", QUESTION, SHOWN) == "none"

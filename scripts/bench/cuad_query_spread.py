@@ -2,8 +2,8 @@
 GRPO's groups would carry.
 
 GRPO learns from the differences between the episodes of a group (one question sampled ``--group`` times). In the
-GRPO study (experiments/cuad_search, "Why hit@8 does not move") the 4 episodes of a question nearly always sent
-the same first query, so the evidence component split few groups and GRPO left retrieval as it was. This samples
+GRPO study (experiments/cuad_search, "Why hit@8 does not move") the evidence component split few groups, so GRPO
+left retrieval as it was: do a group's first searches differ, and do they find different evidence? This samples
 ``--group`` first turns of each of ``--questions`` train questions from a student at each ``--temperature``,
 through the project's episode loop with the strategy's turn budget cut to 1 (each episode is its first search),
 scores them with the experiment's reward, and reports per temperature: the groups whose first queries differ, the
@@ -34,7 +34,8 @@ from agenttune.benchmarks.base import load_benchmark
 from agenttune.config import ModelConfig, repo_root
 from agenttune.config_store import compose_config
 from agenttune.engines.factory import build_engine
-from agenttune.events.schema import EventKind, EventLog
+from agenttune.events.projections.evaluator import evaluator_input
+from agenttune.events.schema import EventLog
 from agenttune.stages.phases import scored_episodes
 from agenttune.stages.policy import load_policy, typed
 from agenttune.tracking.group_signal import group_signal
@@ -45,8 +46,8 @@ TEMPERATURES = (0.7, 1.0, 1.3)  # the study's rollouts sample at 0.7
 
 def first_query(log: EventLog) -> str | None:
     """The query of the episode's first tool call; None when it made none."""
-    call = next((e.payload for e in log.events if e.kind == EventKind.TOOL_CALL), None)
-    return call.arguments.get("query") if call is not None else None
+    calls = evaluator_input(log)["tool_calls"]
+    return calls[0]["arguments"].get("query") if calls else None
 
 
 def spread(
@@ -55,9 +56,10 @@ def spread(
     """Per-group spread of scored episodes grouped by task: how many groups, in how many the first queries, hit@8
     and the evidence component differ, evidence's weighted within-group spread, the mean hit@8 and the share of
     episodes without a search."""
+    queries = [first_query(log) for log in logs]
     groups: dict[str, list[tuple[str | None, float]]] = defaultdict(list)
-    for log, score in zip(logs, scores, strict=True):
-        groups[log.task_id].append((first_query(log), score["hit@8"]))
+    for log, query, score in zip(logs, queries, scores, strict=True):
+        groups[log.task_id].append((query, score["hit@8"]))
     evidence = group_signal([logs], weights).get("evidence")
     return {
         "groups": len(groups),
@@ -66,7 +68,7 @@ def spread(
         "evidence_differs": evidence.varied if evidence else 0,
         "evidence_share": round(evidence.weighted_std, 4) if evidence else 0.0,
         "hit@8": round(statistics.fmean(score["hit@8"] for score in scores), 3),
-        "no_search": round(sum(first_query(log) is None for log in logs) / len(logs), 3),
+        "no_search": round(queries.count(None) / len(logs), 3),
     }
 
 
