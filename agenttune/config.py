@@ -115,6 +115,9 @@ class HarnessConfig:
     snippet_chars: int = 0  # search_corpus: characters of each hit shown to the model (0: the whole chunk)
     # search_corpus: a snippet runs on to the end of the sentence it cuts (a quarter of snippet_chars more at most)
     snippet_finish_sentence: bool = False
+    # search_corpus: a result shows each run of whitespace as one space (page breaks in the contract text), as
+    # extractive answers and exact match read it; spans keep the text's own offsets
+    snippet_collapse_whitespace: bool = False
     # search_corpus: the agent's tools, of search | find_documents | search_document
     tools: list[str] = field(default_factory=lambda: ["search", "find_documents", "search_document"])
     user: str = "scripted"  # tau2: scripted | llm (a model through any engine: harness.user_model)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agenttune.config import HarnessConfig
+from agenttune.engines.extractive import collapse
 from agenttune.events.projections.evaluator import RETRIEVED_IDS_KEY
 from agenttune.events.schema import Event, EventKind
 from agenttune.harness.tools import ToolOutput, ToolRegistry
@@ -95,19 +96,24 @@ def shown_part(hit: SearchHit, query: str, snippet_chars: int = 0, finish_senten
     return Shown(hit.doc_id, hit.start + start, hit.start + end, hit.text[start:end])
 
 
-def format_hits(query: str, shown: Sequence[Shown]) -> str:
-    """The text of a search tool result.
+def format_hits(query: str, shown: Sequence[Shown], collapse_whitespace: bool = False) -> str:
+    """The text of a search tool result; with ``collapse_whitespace`` each passage shows every run of whitespace
+    as one space (:func:`~agenttune.engines.extractive.collapse`).
 
     >>> print(format_hits("rent", [Shown("lease", 40, 60, "Rent is due monthly.")]))
     [1] doc_id: lease | chars 40-60
     Rent is due monthly.
+    >>> print(format_hits("marks", [Shown("lease", 0, 22, "service\\n\\n\\n\\nmarks, and")], collapse_whitespace=True))
+    [1] doc_id: lease | chars 0-22
+    service marks, and
     >>> format_hits("zebra", [])
     "No passages match 'zebra'. Try other words."
     """
     if not shown:
         return f"No passages match {query!r}. Try other words."
     return "\n\n".join(
-        f"[{rank}] doc_id: {part.doc_id} | chars {part.start}-{part.end}\n{part.text.strip()}"
+        f"[{rank}] doc_id: {part.doc_id} | chars {part.start}-{part.end}\n"
+        + (collapse(part.text) if collapse_whitespace else part.text).strip()
         for rank, part in enumerate(shown, start=1)
     )
 
@@ -132,6 +138,8 @@ class SearchCorpusHarness(ToolsHarness):
         top_k: hits per search (and documents per ``find_documents``).
         snippet_chars: characters of each hit's text shown to the model (0: the whole chunk).
         snippet_finish_sentence: run each snippet on to the end of the sentence it cuts (a quarter more at most).
+        snippet_collapse_whitespace: show each run of whitespace in a passage as one space (a contract's page
+            break inside a clause reads as six line breaks, and the student ended its quote there).
         max_steps: actions per episode (tool calls and the final message).
         tool_timeout_s: deadline of one call.
         system_prompt: the SYSTEM event opening every episode (default: the prompt naming ``tools``).
@@ -148,6 +156,7 @@ class SearchCorpusHarness(ToolsHarness):
         system_prompt: str | None = None,
         snippet_chars: int = 0,
         snippet_finish_sentence: bool = False,
+        snippet_collapse_whitespace: bool = False,
         catalog: DocumentCatalog | None = None,
         tools: Sequence[str] = ("search",),
     ) -> None:
@@ -161,6 +170,7 @@ class SearchCorpusHarness(ToolsHarness):
         self.top_k = top_k
         self.snippet_chars = snippet_chars
         self.snippet_finish_sentence = snippet_finish_sentence
+        self.snippet_collapse_whitespace = snippet_collapse_whitespace
         if system_prompt is None:
             system_prompt = SEARCH_SYSTEM_PROMPT if list(tools) == ["search"] else DOCUMENT_TOOLS_PROMPT
         registry = ToolRegistry([getattr(self, name) for name in tools], timeout_s=tool_timeout_s)
@@ -177,6 +187,7 @@ class SearchCorpusHarness(ToolsHarness):
             tool_timeout_s=cfg.tool_timeout_s,
             snippet_chars=cfg.snippet_chars,
             snippet_finish_sentence=cfg.snippet_finish_sentence,
+            snippet_collapse_whitespace=cfg.snippet_collapse_whitespace,
             catalog=catalog,
             tools=cfg.tools,
         )
@@ -189,7 +200,7 @@ class SearchCorpusHarness(ToolsHarness):
             "spans": [[p.doc_id, p.start, p.end] for p in shown],
             "query": query,
         }
-        return ToolOutput(format_hits(query, shown), metadata)
+        return ToolOutput(format_hits(query, shown, self.snippet_collapse_whitespace), metadata)
 
     def search(self, query: str) -> ToolOutput:
         """Search every document of the collection for passages relevant to a query.

@@ -219,3 +219,22 @@ def test_unmasked_sft_rows_train_on_the_tool_result_turn_masked_ones_do_not(toke
             [t for t, w in zip(row["input_ids"], row["weights"], strict=True) if w > 0]
         )
         assert f"<answer>{QUESTION.answer}</answer>" in trained
+
+
+def test_a_clause_split_by_a_page_break_is_quoted_as_the_collapsed_passage_shows_it(tokenizer):
+    broken = QUESTION.answer.replace("the laws", "the\n\n\n\n\nlaws")
+    contract = CONTRACT.replace(QUESTION.answer, broken)
+    spread = replace(
+        QUESTION, answer=broken, gold_quotes=[broken], gold_spans=[["supply", 1024, 1024 + len(contract)]]
+    )
+    retriever = Contracts()
+    retriever.search = lambda query, k, doc_id=None: [
+        Hit("supply#3", "supply", 1.0, contract, 1024, 1024 + len(contract))
+    ]
+    cfg = HarnessConfig(name="search_corpus", top_k=1, max_steps=3, snippet_collapse_whitespace=True)
+    harness = lambda: SearchCorpusHarness.from_config(retriever, cfg, CATALOG)  # noqa: E731
+    engine = ScriptedEngine(RetrievalTeacher([spread], max_calls=2), tokenizer)
+    (log,) = run_episodes(engine, harness, ReAct(max_turns=3), [spread])
+    # the gold quote as shown (it stops before the sentence's full stop), not the best sentence
+    assert final_answer(log) == f"<answer>{QUESTION.answer}</answer>"
+    assert check_trajectory(log, spread, min_f1=1.0) == ""

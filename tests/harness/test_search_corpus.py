@@ -184,3 +184,24 @@ def test_evidence_reaches_the_evaluator_projection(harness):
     assert record["retrieved_ids"] == ["lease doc#0", "lease doc#1"]
     assert [c["name"] for c in record["tool_calls"]] == ["search", "search"]
     assert record["final_answer"] == "<answer>NV</answer>"
+
+
+def test_collapsed_whitespace_shows_a_page_break_as_one_space_and_keeps_the_text_offsets():
+    text = "a non-transferable license to use its trademarks, service\n\n\n\n\n\nmarks, and logos"
+    hit = Hit("lease doc#3", "lease doc", 1.0, text, 500, 500 + len(text))
+    retriever = FakeRetriever()
+    retriever.search = lambda query, k, doc_id=None: [hit]
+    shown = {}
+    for collapse in (False, True):
+        cfg = HarnessConfig(name="search_corpus", top_k=1, snippet_collapse_whitespace=collapse)
+        harness = SearchCorpusHarness.from_config(retriever, cfg, CATALOG)
+        harness.reset(TASK)
+        (event,) = harness.step(search("trademarks", "s1")).observations
+        shown[collapse] = event.payload
+    assert "service\n\n\n\n\n\nmarks" in shown[False].content
+    assert shown[True].content.endswith("trademarks, service marks, and logos")
+    assert (
+        shown[True].metadata["spans"]
+        == shown[False].metadata["spans"]
+        == [["lease doc", 500, 500 + len(text)]]
+    )

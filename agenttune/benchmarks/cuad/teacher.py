@@ -36,6 +36,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
+from agenttune.engines.extractive import collapse
 from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.schema import EventKind, EventLog
 from agenttune.rag import spans
@@ -206,9 +207,11 @@ def best_sentence(texts: Sequence[str], gold: Sequence[str]) -> str:
 
 
 def best_answer(texts: Sequence[str], gold: Sequence[str]) -> str:
-    """A gold answer itself when a shown passage holds it whole (the clause copied as it stands), else
+    """A gold answer itself when a shown passage holds it whole (the clause copied as it stands; with its
+    whitespace collapsed when the passages are shown so, ``harness.snippet_collapse_whitespace``), else
     :func:`best_sentence`."""
-    whole = next((answer for answer in gold if answer and any(answer in text for text in texts)), None)
+    quotes = [quote for answer in gold if answer for quote in (answer, collapse(answer))]
+    whole = next((quote for quote in quotes if any(quote in text for text in texts)), None)
     return whole or best_sentence(texts, gold)
 
 
