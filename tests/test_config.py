@@ -146,3 +146,11 @@ def test_warm_start_algorithm_has_the_sft_schema():
     assert (type(stage).__name__, stage.max_length) == ("SFTAlgorithmConfig", 1024)
     with pytest.raises(ConfigCompositionException):
         compose_resolved(["+experiment=cuad_grpo", "warm_start.algorithm.num_generations=2"])
+
+
+def test_the_jobs_seed_reaches_the_trainer_and_the_seeds_sweep_the_warm_start_too():
+    cfg = compose_resolved(["+experiment=cuad_grpo", "seed=1"])
+    assert algorithm_config(cfg.algorithm).seed == 1
+    assert algorithm_config(cfg.warm_start.algorithm).seed == 0  # one warm start shared by the seeds
+    cfg = compose_resolved(["+experiment=cuad_grpo", "+sweep=seeds", "seed=2"])
+    assert (algorithm_config(cfg.algorithm).seed, algorithm_config(cfg.warm_start.algorithm).seed) == (2, 2)
