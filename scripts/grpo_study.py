@@ -34,6 +34,7 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
+from agenttune.benchmarks.search import first_query
 from agenttune.events.io import read_jsonl
 from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.tracking.curves import checkpoint_step, plot_curves, resumed_records, resumed_series
@@ -111,13 +112,7 @@ def rollout_steps(path: Path, resumed_from: str | None) -> list[Path]:
 def first_queries(path: Path) -> dict[str, tuple[str, str | None]]:
     """task id -> (the question, the first search query or None) of each episode of an evaluation's EventLog."""
     records = [evaluator_input(log) for log in read_jsonl(path).logs]
-    return {
-        record["task_id"]: (
-            record["question"],
-            record["tool_calls"][0]["arguments"].get("query") if record["tool_calls"] else None,
-        )
-        for record in records
-    }
+    return {record["task_id"]: (record["question"], first_query(record)) for record in records}
 
 
 def words(text: str) -> set[str]:

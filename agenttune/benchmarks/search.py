@@ -102,3 +102,10 @@ def returned_docs(log: EventLog) -> set[str]:
     """The documents of every passage the episode's search results showed (a document ``find_documents`` only
     listed does not count)."""
     return {doc for doc, _, _ in shown_spans(log)}
+
+
+def first_query(record: dict[str, Any]) -> str | None:
+    """The ``query`` argument of an episode's first tool call, from its :func:`evaluator_input` record; None when it
+    made no call."""
+    calls = record["tool_calls"]
+    return calls[0]["arguments"].get("query") if calls else None

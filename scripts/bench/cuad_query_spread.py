@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agenttune.benchmarks.base import load_benchmark
+from agenttune.benchmarks.search import first_query
 from agenttune.config import ModelConfig, repo_root
 from agenttune.config_store import compose_config
 from agenttune.engines.factory import build_engine
@@ -44,19 +45,13 @@ from agenttune.tracking.run import hardware
 TEMPERATURES = (0.7, 1.0, 1.3)  # the study's rollouts sample at 0.7
 
 
-def first_query(log: EventLog) -> str | None:
-    """The query of the episode's first tool call; None when it made none."""
-    calls = evaluator_input(log)["tool_calls"]
-    return calls[0]["arguments"].get("query") if calls else None
-
-
 def spread(
     logs: Sequence[EventLog], scores: Sequence[Mapping[str, float]], weights: Mapping[str, float]
 ) -> dict[str, float]:
     """Per-group spread of scored episodes grouped by task: how many groups, in how many the first queries, hit@8
     and the evidence component differ, evidence's weighted within-group spread, the mean hit@8 and the share of
     episodes without a search."""
-    queries = [first_query(log) for log in logs]
+    queries = [first_query(evaluator_input(log)) for log in logs]
     groups: dict[str, list[tuple[str | None, float]]] = defaultdict(list)
     for log, query, score in zip(logs, queries, scores, strict=True):
         groups[log.task_id].append((query, score["hit@8"]))
