@@ -27,6 +27,7 @@ GROUPS = {
     "dpo_config": "(learning rate, steps) schedules the dpo_paper16 sweep crosses with beta",
     "workflow": "a workflow graph, for pipeline=workflow",
     "self_heal": "settings of pipeline=self_heal",
+    "recipe": "settings several experiments share, included from their defaults lists",
 }
 LISTED_APART = (
     "experiment",

@@ -154,3 +154,19 @@ def test_the_jobs_seed_reaches_the_trainer_and_the_seeds_sweep_the_warm_start_to
     assert algorithm_config(cfg.warm_start.algorithm).seed == 0  # one warm start shared by the seeds
     cfg = compose_resolved(["+experiment=cuad_grpo", "+sweep=seeds", "seed=2"])
     assert (algorithm_config(cfg.algorithm).seed, algorithm_config(cfg.warm_start.algorithm).seed) == (2, 2)
+
+
+def test_cuad_distill_trains_the_student_the_main_job_warm_starts_from():
+    distill = compose_resolved(["+experiment=cuad_distill"])
+    main = compose_resolved(["+experiment=cuad_grpo"])
+    assert distill.algorithm == main.warm_start.algorithm
+    assert distill.benchmark.num_train == main.warm_start.num_questions
+    assert distill.benchmark.num_eval == main.benchmark.num_eval
+    for group in ("harness", "strategy", "retrieval"):
+        assert distill[group] == main[group], group
+    sampling = {"temperature"}  # GRPO's rollouts sample; both evaluate greedily (model.eval_temperature)
+    assert {k: v for k, v in distill.model.items() if k not in sampling} == {
+        k: v for k, v in main.model.items() if k not in sampling
+    }
+    transfer = compose_resolved(["+experiment=legalbench_rag_transfer"])
+    assert (transfer.harness, transfer.model.eval_temperature) == (main.harness, 0)
