@@ -26,6 +26,12 @@ def runs(tmp_path):
     b_scores = {f"t{i}": {"f1": 0.5 + 0.01 * i, "em": 0.0} for i in range(12)} | {
         "t99": {"f1": 0.0, "em": 0.0}
     }
+    b_scores["t0"]["recall"] = (
+        1.0  # a metric of some tasks only (span metrics skip queries without gold spans)
+    )
+    a_scores = json.loads((a / "task_scores.json").read_text())
+    a_scores["eval_after"]["t0"]["recall"] = a_scores["eval_after"]["t1"]["recall"] = 0.5
+    (a / "task_scores.json").write_text(json.dumps(a_scores))
     b = write_run(tmp_path / "b", "eval_warm", b_scores)
     return a, b
 
@@ -35,6 +41,7 @@ def test_b_minus_a_is_paired_on_the_shared_tasks_with_an_interval_above_zero(run
     f1 = rows["f1"]
     assert f1["n"] == 12 and f1["a"] == pytest.approx(0.2) and f1["b"] == pytest.approx(0.555)
     assert f1["b_minus_a"] == pytest.approx(0.355) and 0 < f1["ci_low"] < 0.355 < f1["ci_high"]
+    assert (rows["recall"]["n"], rows["recall"]["a"], rows["recall"]["b"]) == (1, 0.5, 1.0)
     assert rows["em"]["b_minus_a"] == 0 and (rows["em"]["ci_low"], rows["em"]["ci_high"]) == (0, 0)
     reverse = compare_runs(runs[1], runs[0], "eval_warm", "eval_after")
     assert reverse["f1"]["b_minus_a"] == pytest.approx(-0.355) and reverse["f1"]["ci_high"] < 0

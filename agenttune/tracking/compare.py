@@ -30,19 +30,21 @@ def phase_scores(run_dir: str | Path, phase: str) -> dict[str, dict[str, float]]
 def compare_runs(
     run_a: str | Path, run_b: str | Path, phase_a: str, phase_b: str, seed: int = 0
 ) -> dict[str, dict[str, Any]]:
-    """metric -> ``{a, b, b_minus_a, ci_low, ci_high, n}`` over the tasks both phases scored."""
+    """metric -> ``{a, b, b_minus_a, ci_low, ci_high, n}`` over the ``n`` tasks both phases scored on that metric (a
+    metric some tasks lack, such as a span metric of queries without gold spans, is paired where both have it)."""
     a, b = phase_scores(run_a, phase_a), phase_scores(run_b, phase_b)
     shared = sorted(set(a) & set(b))
     if not shared:
         raise ValueError(f"{run_a} ({phase_a}) and {run_b} ({phase_b}) share no task: nothing to pair")
     deltas = paired_deltas({t: a[t] for t in shared}, {t: b[t] for t in shared}, seed=seed)
     rows = {}
-    for metric in a[shared[0]]:
+    for metric in dict.fromkeys(name for t in shared for name in a[t]):
         if f"delta/{metric}" not in deltas:
             continue
+        scored = [t for t in shared if metric in a[t] and metric in b[t]]  # span metrics skip some tasks
         rows[metric] = {
-            "a": sum(a[t][metric] for t in shared) / len(shared),
-            "b": sum(b[t][metric] for t in shared) / len(shared),
+            "a": sum(a[t][metric] for t in scored) / len(scored),
+            "b": sum(b[t][metric] for t in scored) / len(scored),
             "b_minus_a": deltas[f"delta/{metric}"],
             "ci_low": deltas[f"delta/{metric}/ci_low"],
             "ci_high": deltas[f"delta/{metric}/ci_high"],
