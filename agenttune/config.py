@@ -196,8 +196,9 @@ class WarmStartConfig:
     """Distil the retrieval teacher into the policy before RL (``cuad_grpo``), so that a small model calls the tool.
 
     Off by default; the ``cuad_grpo`` experiment turns it on. ``algorithm`` is the SFT run that trains the
-    student (the ``cuad_distill`` recipe; an experiment composes it with ``- /algorithm@warm_start.algorithm: sft``
-    in its defaults, so it has the sft schema), ``num_questions`` the train questions the teacher answers.
+    student (an experiment composes it with ``- /algorithm@warm_start.algorithm: sft`` in its defaults, so it has the
+    sft schema; ``cuad_grpo`` then adds ``conf/recipe/cuad_teacher_sft.yaml``, the recipe ``cuad_distill`` trains
+    with), ``num_questions`` the train questions the teacher answers.
     """
 
     enabled: bool = False
