@@ -29,7 +29,7 @@ def test_experiments_and_sweeps_say_how_long_they_take_on_a_cpu():
     for name in ("smoke", "cuad_grpo", "cuad_distill", "legalbench_rag_transfer", "tau2_toolgraph_dpo"):
         assert header(CONF / "experiment" / f"{name}.yaml")[1]
     assert all(header(path)[1] for path in (CONF / "sweep").glob("*.yaml"))
-    assert "CPU: 18.6-18.9 min on 2 cores" in help_text(CONF)
+    assert "CPU: 17.2-18.9 min on 2 cores" in help_text(CONF)
 
 
 def test_the_help_hides_schema_entries_and_marks_defaults():
