@@ -6,10 +6,10 @@ import pytest
 
 pytest.importorskip("tau2.domains.retail.environment")
 
+from agenttune.benchmarks.tau2.domains import STOP_TOKEN  # noqa: E402
 from agenttune.benchmarks.tau2.harness import Tau2Harness  # noqa: E402
 from agenttune.benchmarks.tau2.metrics import gold_action_matched  # noqa: E402
 from agenttune.benchmarks.tau2.oracle import (  # noqa: E402
-    ScriptPolicy,
     oracle_script,
     perturbed_script,
     scripted_agent,  # noqa: E402
@@ -17,6 +17,7 @@ from agenttune.benchmarks.tau2.oracle import (  # noqa: E402
 from agenttune.benchmarks.tau2.runner import run_tasks  # noqa: E402
 from agenttune.engines.scripted import ScriptedEngine  # noqa: E402
 from agenttune.engines.tool_calls import assistant_text  # noqa: E402
+from agenttune.harness.scripted_agent import ScriptPolicy  # noqa: E402
 from agenttune.selfevolve.divergence import (  # noqa: E402
     ACTION_KINDS,
     DivergenceConfig,
@@ -102,7 +103,7 @@ def test_pair_prompts_are_the_conversations_the_policy_was_sent():
     def recording(kind, kinds):
         def engine_for(task):
             script = oracle_script(task) if kind == "oracle" else perturbed_script(task, kind, kinds)
-            policy = ScriptPolicy(script)
+            policy = ScriptPolicy(script, STOP_TOKEN)
 
             def record(conversation, tools):
                 sent.setdefault(f"{kind}/{task.id}", []).append(list(conversation))
