@@ -21,10 +21,11 @@ from omegaconf import MISSING
 
 @dataclass
 class LoraConfig:
-    enabled: bool = False
-    r: int = 16
-    alpha: int = 32
-    dropout: float = 0.05
+    enabled: bool = False  # train LoRA adapters instead of the full weights
+    r: int = 16  # adapter rank
+    alpha: int = 32  # scaling numerator (the update is scaled by alpha / r)
+    dropout: float = 0.05  # dropout on the adapters' input
+    # the modules that get adapters
     target_modules: list[str] = field(
         default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
     )
@@ -32,7 +33,7 @@ class LoraConfig:
 
 @dataclass
 class ModelConfig:
-    name: str = MISSING
+    name: str = MISSING  # the model's name in logs and reports
     # "embedded:smollm2_135m" (PyPI-shipped GGUF, converted once), "tiny_random", a hub id or a local folder
     path: str = MISSING
     dtype: str = "float32"  # float32 | bfloat16 | float16
@@ -41,14 +42,14 @@ class ModelConfig:
     compute_dtype: str | None = None
     chat_template: str = "qwen2_5"  # a tool-calling template TRL ships, or "native"
     quantization: str = "none"  # none | nf4 (4-bit QLoRA, needs CUDA and bitsandbytes)
-    lora: LoraConfig = field(default_factory=LoraConfig)
+    lora: LoraConfig = field(default_factory=LoraConfig)  # LoRA adapters (peft)
     engine: str = "transformers"  # transformers | vllm | openai | scripted
     engine_url: str | None = None  # openai engine: base URL (or env OPENAI_BASE_URL)
     engine_model: str | None = None  # openai engine: served model name
-    max_new_tokens: int = 128
+    max_new_tokens: int = 128  # tokens generated per turn at most
     temperature: float = 0.7  # sampling for rollouts (and for evaluation unless eval_temperature is set)
     eval_temperature: float | None = None  # evaluation sampling; null: temperature; 0: greedy
-    top_p: float = 1.0
+    top_p: float = 1.0  # nucleus sampling
     # transformers engine: an <answer> is decoded as a verbatim span of the turn's prompt (agenttune/engines/extractive.py)
     extractive_answers: bool = False
     # transformers engine: at most this many requests decode at once, the others wait for a row (null: all at once);
@@ -60,9 +61,9 @@ class ModelConfig:
 
 @dataclass
 class StrategyConfig:
-    name: str = MISSING
-    _target_: str = MISSING
-    max_turns: int = 6
+    name: str = MISSING  # the strategy's name in logs
+    _target_: str = MISSING  # the strategy class (agenttune.agents.strategies.ReAct, ...)
+    max_turns: int = 6  # policy turns per episode at most
     memory_size: int = 8  # memory_react: entries kept
     max_reflections: int = 2  # reflexion: retries with a reflection
 
@@ -91,7 +92,7 @@ class ToolGraphMechanisms:
 class ToolGraphSwitches(ToolGraphMechanisms):
     """tau2's ``harness.toolgraph``: whether the ToolGraph controller wraps the episodes, and its mechanisms."""
 
-    enabled: bool = False
+    enabled: bool = False  # wrap every episode in the ToolGraph controller
 
 
 @dataclass
@@ -103,14 +104,14 @@ class UserModelConfig:
     name: str = ""  # the user model's name (submission.json's user_simulator; openai: the served model)
     path: str = ""  # transformers / vllm: a hub id or local folder
     engine_url: str | None = None  # openai: base URL (or env OPENAI_BASE_URL)
-    max_new_tokens: int = 256
+    max_new_tokens: int = 256  # tokens per user turn at most
     temperature: float = 0.0  # tau2's leaderboard runs its user simulator at temperature 0
 
 
 @dataclass
 class HarnessConfig:
-    name: str = MISSING
-    max_steps: int = 50
+    name: str = MISSING  # search_corpus | tau2 | tools | stateful_tools
+    max_steps: int = 50  # agent actions per episode (tool calls and the final message)
     top_k: int = 8  # search_corpus: hits returned per search
     snippet_chars: int = 0  # search_corpus: characters of each hit shown to the model (0: the whole chunk)
     # search_corpus: a snippet runs on to the end of the sentence it cuts (a quarter of snippet_chars more at most)
@@ -125,7 +126,7 @@ class HarnessConfig:
     # tau2 agent: policy (the model through its engine) | oracle | a perturbed oracle kind
     # (skip_write | repeat_read | wrong_argument | loop)
     agent: str = "policy"
-    tool_timeout_s: float = 30.0
+    tool_timeout_s: float = 30.0  # deadline of one tool call, in seconds
     code_execution: bool = (
         False  # tools: also offer python_exec, run confined by agenttune/harness/sandbox.py
     )
@@ -135,7 +136,7 @@ class HarnessConfig:
 
 @dataclass
 class RewardConfig:
-    name: str = MISSING
+    name: str = MISSING  # the mix's name in logs
     weights: dict[str, float] = field(default_factory=dict)  # component name -> weight in the mix
 
 
@@ -148,15 +149,15 @@ class AlgorithmConfig:
 
     # an algorithm of agenttune.training.registry: grpo | rloo | ppo | dpo | bco | kto | sft
     name: str = MISSING
-    learning_rate: float = 1e-5
-    max_steps: int = 2
-    per_device_batch_size: int = 2
-    gradient_accumulation_steps: int = 1
-    warmup_ratio: float = 0.0
-    logging_steps: int = 1
-    save_steps: int = 1
+    learning_rate: float = 1e-5  # the optimizer's learning rate after warm-up
+    max_steps: int = 2  # optimizer steps
+    per_device_batch_size: int = 2  # rows per device in a step (prompts, for GRPO and RLOO)
+    gradient_accumulation_steps: int = 1  # batches accumulated into one optimizer step
+    warmup_ratio: float = 0.0  # the fraction of max_steps the learning rate warms up over
+    logging_steps: int = 1  # metrics are logged every this many steps
+    save_steps: int = 1  # a checkpoint is written every this many steps
     save_total_limit: int | None = 2  # checkpoint-<step> folders kept, the newest (None keeps every one)
-    seed: int = 0
+    seed: int = 0  # the trainer's seed: data order and sampling (conf/train.yaml sets it to the job's seed)
     # bf16 mixed precision (weights and optimizer states stay float32): null on a CUDA GPU that supports it, true on
     # the CPU too (a step 1.62x faster with AVX512-BF16, scripts/bench/cpu_bf16.py), false never
     bf16: bool | None = None
@@ -166,26 +167,26 @@ class AlgorithmConfig:
 
 @dataclass
 class BenchmarkConfig:
-    name: str = MISSING
-    split: str = "validation"
-    num_train: int = 8
-    num_eval: int = 8
+    name: str = MISSING  # the registered benchmark (agenttune/benchmarks/base.py: BUILT_IN)
+    split: str = "validation"  # the split its eval tasks come from (tau2: train | test | base)
+    num_train: int = 8  # train tasks (0: all)
+    num_eval: int = 8  # eval tasks (0: all)
     # cuad: eval questions after this many of the split, on other contracts (a slice apart from the held-out one)
     eval_offset: int = 0
-    seed: int = 0
+    seed: int = 0  # the seed that samples the benchmark's tasks (fixed across training seeds)
     domain: str = ""  # tau2 domain
     domains: list[str] = field(default_factory=list)  # tau2 domains of a run (airline, retail, telecom)
     trials: int = 1  # tau2: episodes of each eval task (pass^k for k = 1..trials, as tau2's leaderboard)
     max_docs: int | None = None  # cuad: contracts indexed (None: all 510; question docs always included)
     question_set: str = "single_hop"  # cuad: single_hop | multi_hop (the synthesised multi-hop questions)
     question_style: str = "title_parties"  # cuad: how a question names its contract: title_parties | title
-    chunk_size: int = 1200
-    chunk_overlap: int = 200
+    chunk_size: int = 1200  # characters of each indexed chunk
+    chunk_overlap: int = 200  # characters two neighbouring chunks share
     # cuad: a teacher episode is kept for distillation when its answer's token F1 with the gold is at least this
     # (1.0 keeps the episodes that answer with a gold answer exactly)
     teacher_min_f1: float = 0.3
     distractor_docs: int = 20  # legalbench_rag: CUAD contracts mixed into each corpus
-    corpora: list[str] = field(default_factory=list)
+    corpora: list[str] = field(default_factory=list)  # legalbench_rag: maud | contractnli | privacy_qa | cuad
     files: list[str] = field(default_factory=list)  # adp_samples: sample files under data_dir/adp_samples
     max_prompt_turns: int = 4  # adp_samples: conversation turns kept before each training target
     module: str = ""  # the module that registers a benchmark written outside agenttune (examples.arithmetic)
@@ -201,20 +202,21 @@ class WarmStartConfig:
     with), ``num_questions`` the train questions the teacher answers.
     """
 
-    enabled: bool = False
-    num_questions: int = 48
+    enabled: bool = False  # run the warm start before RL
+    num_questions: int = 48  # train questions the teacher answers
     # reuse one warm-started student across jobs: <cache_dir>/warm_start/<digest of its recipe> (not of `seed`)
     cache: bool = False
+    # the SFT run that trains the student (the sft schema)
     algorithm: AlgorithmConfig = field(default_factory=lambda: AlgorithmConfig(name="sft"))
 
 
 @dataclass
 class RetrievalConfig:
-    name: str = MISSING
-    _target_: str = MISSING
-    k: int = 8
-    rrf_k: int = 60
-    weights: dict[str, float] = field(default_factory=dict)
+    name: str = MISSING  # bm25s | sqlite_fts | chroma | hybrid
+    _target_: str = MISSING  # the retriever class (a subclass of agenttune.rag.retriever.CachedRetriever)
+    k: int = 8  # hits a search returns
+    rrf_k: int = 60  # hybrid: the reciprocal-rank-fusion constant (larger flattens the ranks' differences)
+    weights: dict[str, float] = field(default_factory=dict)  # hybrid: retriever name -> weight in the fusion
     # hybrid: > 0 reranks bm25s's top N by the dense similarity instead of fusing two full rankings
     rerank_top: int = 0
     # chroma / hybrid: the embedding model (all-MiniLM-L6-v2; all-MiniLM-L6-v2-onnx-int8, the same on ONNX
@@ -225,9 +227,9 @@ class RetrievalConfig:
 @dataclass
 class LoggerConfig:
     name: str = MISSING  # wandb | none
-    project: str = "agenttune"
+    project: str = "agenttune"  # the wandb project
     mode: str = "offline"  # used unless WANDB_MODE is set
-    tags: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # wandb tags of the run
     train_episodes: int = (
         4  # on-policy rollouts of each training step sent to the train/trajectories table (0: none)
     )
@@ -235,10 +237,10 @@ class LoggerConfig:
 
 @dataclass
 class PathsConfig:
-    root: str = MISSING
-    data_dir: str = MISSING
-    cache_dir: str = MISSING
-    output_dir: str = MISSING
+    root: str = MISSING  # the repository (where train.py lives)
+    data_dir: str = MISSING  # real data: $AGENTTUNE_DATA_DIR, else ../shared/data beside the repository
+    cache_dir: str = MISSING  # converted models and retrieval indexes: $AGENTTUNE_CACHE_DIR, else .cache
+    output_dir: str = MISSING  # this job's folder: .hydra/, eventlogs/, metrics.jsonl, summary.json
 
 
 def repo_root() -> str:

@@ -47,8 +47,8 @@ class TrainConfig:
     logger: LoggerConfig = MISSING
     paths: PathsConfig = MISSING
     pipeline: str = MISSING  # what the job does, a function in agenttune.pipelines (see its README section)
-    task_name: str = "train"
-    seed: int = 0
+    task_name: str = "train"  # names the output folder: outputs/<task_name>/runs/<time>
+    seed: int = 0  # the job's seed: model init, the trainer's data order and sampling, bootstrap intervals
     resume: bool = False  # continue from the last checkpoint in the run folder
     init_from: str | None = (
         None  # start from this checkpoint folder instead of model.path (e.g. a distilled student)

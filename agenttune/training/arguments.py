@@ -22,7 +22,7 @@ TRL_DEPRECATED_CALLS = r"`(is_gradient_checkpointing|gradient_checkpointing_(ena
 class SamplingConfig(AlgorithmConfig):
     """The fields of the sampling trainers (GRPO, RLOO): ``num_generations`` samples of each prompt."""
 
-    num_generations: int = 2
+    num_generations: int = 2  # completions (episodes) sampled per prompt: a GRPO group
     # TRL's cap on a sampled completion (single-turn sampling); episode rollouts are bounded by the strategy's
     # max_turns, the engine's max_new_tokens and the tool results
     max_completion_length: int = 48

@@ -53,11 +53,11 @@ class RouteConfig:
 
 @dataclass
 class NodeConfig:
-    id: str = MISSING
+    id: str = MISSING  # the node's name in edges, conditions (<id>.<field>) and the audit log
     kind: str = MISSING  # agent | tool | rule | decision | human_approval | train | evaluate | deploy
     agent: str = ""  # who acts, named on every event of the node (default: the node id)
-    description: str = ""
-    next: str = END
+    description: str = ""  # what the node is for (shown in the audit log)
+    next: str = END  # the node that follows (end: the case stops)
     routes: list[RouteConfig] = field(default_factory=list)  # decision
     default: str = ""  # decision: where to go when no route holds
     on_reject: str = END  # human_approval
@@ -86,16 +86,16 @@ class AuditConfig:
 
 @dataclass
 class WorkflowConfig:
-    name: str = MISSING
-    description: str = ""
+    name: str = MISSING  # the workflow's name in the run folder and the audit log
+    description: str = ""  # what the workflow decides
     start: str = MISSING  # the first node
     max_steps: int = 20  # node executions per case; the case stops with status step_limit beyond
-    cases: int = 1
+    cases: int = 1  # cases run through the graph
     inputs: str = "benchmark"  # benchmark (its tasks of `split`) | a built-in input set (kyc)
-    split: str = "eval"
+    split: str = "eval"  # inputs=benchmark: the split the cases come from
     values: dict[str, Any] = field(default_factory=dict)  # initial values conditions can read
-    nodes: list[NodeConfig] = field(default_factory=list)
-    audit: AuditConfig = field(default_factory=AuditConfig)
+    nodes: list[NodeConfig] = field(default_factory=list)  # the graph's nodes
+    audit: AuditConfig = field(default_factory=AuditConfig)  # what the audit log redacts
 
 
 KINDS = ("agent", "tool", "rule", "decision", "human_approval", "train", "evaluate", "deploy")
