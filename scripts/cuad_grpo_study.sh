@@ -29,6 +29,7 @@ fi
 "$PYTHON" train.py -m +experiment=cuad_grpo_study algorithm.learning_rate="$LR" seed="$SEEDS" task_name="$TASK" "$@"
 "$PYTHON" scripts/grpo_study.py keep "$study/seeds_lr$LR" "$records/seeds_lr$LR"
 "$PYTHON" scripts/grpo_study.py curves "$records/seeds_lr$LR"
+"$PYTHON" scripts/grpo_study.py deltas "$records/seeds_lr$LR"
 "$PYTHON" scripts/report.py "$records/seeds_lr$LR" --metrics \
   eval_before/reward eval_warm/reward eval_after/reward delta_rl/reward \
   eval_warm/hit@8 eval_after/hit@8 delta_rl/hit@8 delta_rl/em delta_rl/f1 delta_rl/tool_call_rate

@@ -4,12 +4,17 @@
     python scripts/grpo_study.py select <LR sweep folder>          # the learning rate the selection rule picks
     python scripts/grpo_study.py signal <multirun or run folder>   # which reward components GRPO's groups split on
     python scripts/grpo_study.py keep <multirun folder> <records folder>   # completed jobs' records, to commit
+    python scripts/grpo_study.py deltas <multirun or records folder>  # deltas.json: per job and over seeds
 
 curves: per-step reward mean/std, KL, entropy, tool calls per episode and loss of every completed job (labelled by
 its seed and swept values; a job resumed after a kill with the killed run's steps first), side by side in
 <folder>/curves.png (the values in curves.json); then each job's paired delta_rl (after GRPO minus the warm start
 on the same held-out questions, 95% bootstrap interval over questions) and, for jobs that differ only by seed,
 the mean over seeds with the two-way interval over seeds and questions.
+
+deltas: <folder>/deltas.json, the numbers the study's page and the README quote: per completed job and, for jobs
+that differ only by seed, over seeds (the two-way interval of scripts/report.py), each of DELTAS and the reward and
+hit@8 at the evaluations around GRPO, with its 95% interval and n.
 
 select: the rate whose job has the highest mean delta_rl/reward on the sweep's validation questions; among rates
 within --tolerance of it, the lowest (the smaller step that does as well).
@@ -89,6 +94,47 @@ def curves(folder: Path) -> None:
                 + " | ".join(interval(merged.metrics, m) for m in DELTAS)
                 + " |"
             )
+
+
+SUMMARY = DELTAS + ["eval_warm/reward", "eval_after/reward", "eval_warm/hit@8", "eval_after/hit@8"]
+
+
+def summary_values(values: dict) -> dict:
+    """Each of SUMMARY as value, ci_low, ci_high, n (and seeds, over seeds) from a job's or a merged row's metrics."""
+    out = {}
+    for metric in SUMMARY:
+        if metric in values:
+            out[metric] = {
+                key: values.get(f"{metric}/{key}" if key != "value" else metric)
+                for key in ("value", "ci_low", "ci_high", "n", "seeds")
+                if (f"{metric}/{key}" if key != "value" else metric) in values
+            }
+    return out
+
+
+def deltas(folder: Path) -> None:
+    found = [(path, row) for path, row in jobs(folder) if row.status == "completed"]
+    if not found:
+        raise SystemExit(f"error: no completed job under {folder}")
+    rows = [row for _, row in found]
+    out = {
+        "jobs": {
+            label(row, rows): {
+                "job": row.job,
+                "wall_time_s": json.loads((path / "summary.json").read_text()).get("wall_time_s"),
+                "metrics": summary_values(row.metrics),
+            }
+            for path, row in found
+        },
+        "over_seeds": {},
+    }
+    for group in seed_groups(rows):
+        if len(group) > 1:
+            merged = merge_seeds(group, SUMMARY)
+            out["over_seeds"][label(merged, rows)] = summary_values(merged.metrics)
+    target = folder / "deltas.json"
+    target.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {target}")
 
 
 def rollout_steps(path: Path, resumed_from: str | None) -> list[Path]:
@@ -202,6 +248,9 @@ def main() -> None:
     commands.add_parser("signal", help="which reward components GRPO's groups split on").add_argument(
         "folder", type=Path
     )
+    commands.add_parser("deltas", help="deltas.json: per job and over seeds, with intervals").add_argument(
+        "folder", type=Path
+    )
     keeper = commands.add_parser("keep", help="copy completed jobs' records (no checkpoints) to commit them")
     keeper.add_argument("folder", type=Path)
     keeper.add_argument("records", type=Path)
@@ -217,7 +266,7 @@ def main() -> None:
         elif args.command == "keep":
             keep(args.folder, args.records)
         else:
-            {"curves": curves, "signal": signal}[args.command](args.folder)
+            {"curves": curves, "signal": signal, "deltas": deltas}[args.command](args.folder)
     except FileNotFoundError as error:
         raise SystemExit(f"error: {error}") from None
 
