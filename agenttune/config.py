@@ -177,6 +177,8 @@ class BenchmarkConfig:
     domain: str = ""  # tau2 domain
     domains: list[str] = field(default_factory=list)  # tau2 domains of a run (airline, retail, telecom)
     trials: int = 1  # tau2: episodes of each eval task (pass^k for k = 1..trials, as tau2's leaderboard)
+    # bfcl_multi_turn: multi_turn_base | multi_turn_miss_func | multi_turn_miss_param | multi_turn_long_context
+    category: str = ""
     max_docs: int | None = None  # cuad: contracts indexed (None: all 510; question docs always included)
     question_set: str = "single_hop"  # cuad: single_hop | multi_hop (the synthesised multi-hop questions)
     question_style: str = "title_parties"  # cuad: how a question names its contract: title_parties | title

@@ -76,6 +76,7 @@ BUILT_IN = {
     "tau2_retail": "agenttune.benchmarks.tau2.benchmark",
     "tau2_telecom": "agenttune.benchmarks.tau2.benchmark",
     "tau2_banking": "agenttune.benchmarks.tau2.benchmark",
+    "bfcl_multi_turn": "agenttune.benchmarks.bfcl.benchmark",
 }
 _REGISTRY: dict[str, type[Benchmark]] = {}
 
@@ -200,6 +201,28 @@ class Benchmark:
         if limit is not None:
             return limit
         return int(self.cfg.benchmark.num_train if split == "train" else self.cfg.benchmark.num_eval)
+
+
+def compare_task_rewards(before: Sequence[EventLog], after: Sequence[EventLog]) -> dict[str, int]:
+    """Tasks whose reward (``log.metadata["reward"]``) went up, down or stayed between two runs, matched by domain
+    and task id (a task run several times counts with its mean reward): a :class:`Domain`'s ``compare`` for a
+    benchmark whose ``record`` writes the episode's reward and domain to its metadata (tau2, BFCL)."""
+
+    def by_task(logs: Sequence[EventLog]) -> dict[tuple[str, str], float]:
+        groups: dict[tuple[str, str], list[float]] = {}
+        for log in logs:
+            key = (str(log.metadata.get("domain", "")), log.task_id)
+            groups.setdefault(key, []).append(float(log.metadata["reward"]))
+        return {key: sum(values) / len(values) for key, values in groups.items()}
+
+    old, new = by_task(before), by_task(after)
+    shared = old.keys() & new.keys()
+    return {
+        "improved": sum(new[key] > old[key] for key in shared),
+        "regressed": sum(new[key] < old[key] for key in shared),
+        "unchanged": sum(new[key] == old[key] for key in shared),
+        "unmatched": len(old.keys() ^ new.keys()),
+    }
 
 
 def register(*names: str) -> Callable[[type[Benchmark]], type[Benchmark]]:

@@ -64,6 +64,9 @@ class StatefulTask:
         tool_specs: JSON tool specs (OpenAI-style or bare BFCL function docs); when given they are the tool set
             and its schemas, else every public method of the classes is a tool.
         excluded_tools: names left out of the tool set.
+        tools_added: user turn index -> tools held out of the set until that turn starts (BFCL's
+            ``missed_function``: the turn's message tells the agent about them).
+        load_options: keyword arguments of every instance's ``loader`` call (BFCL's ``long_context=True``).
     """
 
     id: str
@@ -72,10 +75,17 @@ class StatefulTask:
     initial_state: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     tool_specs: Sequence[Mapping[str, Any]] = ()
     excluded_tools: Sequence[str] = ()
+    tools_added: Mapping[int, Sequence[str]] = field(default_factory=dict)
+    load_options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.turns:
             raise ValueError(f"task {self.id!r} has no user turn")
+        late = [turn for turn in self.tools_added if not 0 < turn < len(self.turns)]
+        if late:
+            raise ValueError(
+                f"task {self.id!r} adds tools at turns {late}, outside its turns 1..{len(self.turns) - 1}"
+            )
         unknown = set(self.initial_state) - set(self.classes)
         if unknown:
             raise ValueError(
@@ -174,20 +184,20 @@ class StatefulToolsHarness:
             target = self.classes[name] = getattr(importlib.import_module(module), attribute)
         return target
 
-    def _instance(self, klass: type, initial: Mapping[str, Any] | None) -> Any:
+    def _instance(self, klass: type, initial: Mapping[str, Any] | None, options: Mapping[str, Any]) -> Any:
         config = copy.deepcopy(dict(initial)) if initial is not None else None
         if self.loader is None:
             return klass(**(config or {}))
         instance = klass()
         load = getattr(instance, self.loader, None)
         if callable(load):
-            load(config or {})
+            load(config or {}, **options)
         elif config:
             raise ValueError(f"{klass.__name__} has initial state but no {self.loader}() method to load it")
         return instance
 
-    def _registry(self, task: StatefulTask, instances: Mapping[str, Any]) -> ToolRegistry:
-        """The task's tool set bound to ``instances``."""
+    def _registry(self, task: StatefulTask, instances: Mapping[str, Any], turn: int = 0) -> ToolRegistry:
+        """The task's tool set at user turn ``turn``, bound to ``instances``."""
         methods: dict[str, Callable[..., Any]] = {}
         for instance in instances.values():
             for name, method in public_methods(instance).items():
@@ -197,7 +207,9 @@ class StatefulToolsHarness:
                     )
                 methods[name] = method
         registry = ToolRegistry(timeout_s=self.tool_timeout_s)
-        excluded = set(task.excluded_tools)
+        excluded = set(task.excluded_tools) | {
+            name for added_at, names in task.tools_added.items() if added_at > turn for name in names
+        }
         if not task.tool_specs:
             for name, method in methods.items():
                 if name not in excluded:
@@ -224,7 +236,8 @@ class StatefulToolsHarness:
             self.state.baseline.restore()  # undo what the abandoned episode changed
         baseline = ProcessState.capture(self._modules(task))
         instances = {
-            name: self._instance(self.resolve(name), task.initial_state.get(name)) for name in task.classes
+            name: self._instance(self.resolve(name), task.initial_state.get(name), task.load_options)
+            for name in task.classes
         }
         self.registry = self._registry(task, instances)
         self.state = StatefulEpisodeState(task=task, instances=instances, baseline=baseline)
@@ -240,6 +253,8 @@ class StatefulToolsHarness:
         state.turn += 1
         state.turn_steps = 0
         if state.turn < len(state.task.turns):
+            if state.turn in state.task.tools_added:
+                self.registry = self._registry(state.task, state.instances, state.turn)
             return [Event(payload=UserPayload(text=state.task.turns[state.turn]), actor="user", step=step)]
         state.done, state.termination = True, ending
         state.baseline.restore()
@@ -287,4 +302,4 @@ class StatefulToolsHarness:
     def restore(self, snapshot: _Snapshot) -> None:
         self.state = copy.deepcopy(snapshot.state)
         snapshot.process.restore()
-        self.registry = self._registry(self.state.task, self.state.instances)
+        self.registry = self._registry(self.state.task, self.state.instances, self.state.turn)

@@ -67,3 +67,19 @@ class EpisodeReward:
                 )
             scored.append(replace(log, events=[*log.events, *events]))
         return scored
+
+
+def harness_reward(completions: list, harness_reward: list[float], **kwargs: Any) -> list[float]:
+    """The benchmark's own score of each episode, as its harness recorded it.
+
+    >>> harness_reward(["", ""], harness_reward=[1.0, 0.0])
+    [1.0, 0.0]
+    """
+    return list(harness_reward)
+
+
+def harness_scored(score: Callable[[EventLog], float]) -> EpisodeReward:
+    """The reward of a benchmark whose harness scores each episode itself (tau2's evaluators, BFCL's checkers):
+    ``score(log)`` reads that score from the finished log."""
+    columns = lambda log, task: {"completion": "", "harness_reward": score(log)}  # noqa: E731
+    return EpisodeReward(RewardMix({"harness": (harness_reward, 1.0)}), columns)

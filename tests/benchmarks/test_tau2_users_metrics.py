@@ -6,8 +6,9 @@ import pytest
 
 pytest.importorskip("tau2.domains.telecom.environment")
 
+from agenttune.benchmarks.base import compare_task_rewards as compare  # noqa: E402
 from agenttune.benchmarks.tau2.harness import Tau2Harness  # noqa: E402
-from agenttune.benchmarks.tau2.metrics import compare, summarize  # noqa: E402
+from agenttune.benchmarks.tau2.metrics import summarize  # noqa: E402
 from agenttune.benchmarks.tau2.oracle import scripted_agent  # noqa: E402
 from agenttune.benchmarks.tau2.runner import run_tasks  # noqa: E402
 from agenttune.benchmarks.tau2.users import LLMUser  # noqa: E402

@@ -24,11 +24,10 @@ import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from agenttune.benchmarks.base import Benchmark, Domain, register
+from agenttune.benchmarks.base import Benchmark, Domain, compare_task_rewards, register
 from agenttune.benchmarks.tau2.domains import load_tasks
 from agenttune.benchmarks.tau2.harness import Tau2Harness
 from agenttune.benchmarks.tau2.metrics import (
-    compare,
     episode_reward,
     episode_score,
     gold_action_matched,
@@ -42,8 +41,7 @@ from agenttune.benchmarks.tau2.submission import leaderboard_submission
 from agenttune.benchmarks.tau2.users import LLMUser, ScriptedUser, User, user_model_config
 from agenttune.engines.base import Engine
 from agenttune.events.schema import EventLog
-from agenttune.rewards.episode import EpisodeReward
-from agenttune.rewards.mix import RewardMix
+from agenttune.rewards.episode import EpisodeReward, harness_scored
 
 if TYPE_CHECKING:
     from tau2.data_model.tasks import Task
@@ -51,11 +49,6 @@ if TYPE_CHECKING:
 TAU2_SPLITS = {"train": "train"}
 AGENTS = ("oracle", *PERTURBATIONS)
 USERS = ("scripted", "llm")
-
-
-def harness_reward(completions: list, harness_reward: list[float], **kwargs: Any) -> list[float]:
-    """tau2's own score of each episode, as the harness recorded it."""
-    return list(harness_reward)
 
 
 @register("tau2_airline", "tau2_retail", "tau2_telecom", "tau2_banking")
@@ -125,8 +118,7 @@ class Tau2(Benchmark):
         return self.domain_harness(self.domain_of(task))
 
     def reward(self) -> EpisodeReward:
-        columns = lambda log, task: {"completion": "", "harness_reward": episode_reward(log)}  # noqa: E731
-        return EpisodeReward(RewardMix({"harness": (harness_reward, 1.0)}), columns)
+        return harness_scored(episode_reward)
 
     def metrics(self, logs: Sequence[EventLog], tasks: Sequence[Task]) -> dict[str, float]:
         metrics = {"avg_reward": summarize(logs)["avg_reward"], "episodes": float(len(logs))}
@@ -177,7 +169,7 @@ class Tau2(Benchmark):
             tool_kinds=kinds,
             rules=rules_for(name),
             collection_agents={kind: scripted_agent(kind, kinds) for kind in AGENTS},
-            compare=compare,
+            compare=compare_task_rewards,
             successful=lambda log: episode_reward(log) >= 1.0,
             action_is_correct=gold_action_matched,
         )

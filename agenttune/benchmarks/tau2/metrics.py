@@ -1,4 +1,4 @@
-"""Summary metrics of tau2 EventLogs (as recorded by ``runner.run_tasks``) and run-to-run comparison."""
+"""Summary metrics of tau2 EventLogs (as recorded by ``runner.run_tasks``)."""
 
 from __future__ import annotations
 
@@ -52,26 +52,6 @@ def summarize(logs: Sequence[EventLog]) -> dict[str, float]:
         values = [score[name] for score in scores if name in score]
         means[name] = sum(values) / len(values) if values else float("nan")
     return {"episodes": float(len(logs)), **means}
-
-
-def compare(before: Sequence[EventLog], after: Sequence[EventLog]) -> dict[str, int]:
-    """Tasks whose reward went up, down or stayed, between two runs (matched by domain and task id; a task
-    run several times counts with its mean reward)."""
-
-    def by_task(logs: Sequence[EventLog]) -> dict[tuple[str, str], float]:
-        groups: dict[tuple[str, str], list[float]] = {}
-        for log in logs:
-            groups.setdefault((log.metadata.get("domain", ""), log.task_id), []).append(episode_reward(log))
-        return {key: sum(values) / len(values) for key, values in groups.items()}
-
-    old, new = by_task(before), by_task(after)
-    shared = old.keys() & new.keys()
-    return {
-        "improved": sum(new[key] > old[key] for key in shared),
-        "regressed": sum(new[key] < old[key] for key in shared),
-        "unchanged": sum(new[key] == old[key] for key in shared),
-        "unmatched": len(old.keys() ^ new.keys()),
-    }
 
 
 def gold_action_matched(action: Event, log: EventLog) -> bool:
