@@ -1,5 +1,5 @@
 """What `make setup` installs imports. Tests that need an optional package skip where it is absent, so a package the
-set-up installs that cannot import would skip them silently (verl without ray did, until 0707fed); here it fails."""
+set-up installs that cannot import would skip them silently (verl without ray once did); here it fails."""
 
 from __future__ import annotations
 
