@@ -2,7 +2,7 @@
 
 ``reference/config.md`` comes from ``conf/`` and the typed config schemas (:mod:`agenttune.config_reference`);
 ``reference/api/`` has one page per public module of ``agenttune``, rendered by mkdocstrings from its docstrings,
-and the ``SUMMARY.md`` that lays them out in the navigation as the package tree.
+laid out as the package tree (a package's page is its folder's ``index.md``).
 """
 
 from __future__ import annotations
@@ -31,15 +31,11 @@ def public_modules() -> list[tuple[str, ...]]:
 def main() -> None:
     with mkdocs_gen_files.open("reference/config.md", "w") as out:
         out.write(config_reference())
-    nav = mkdocs_gen_files.Nav()
     for parts in public_modules():
         is_package = (Path(*parts) / "__init__.py").is_file()
         page = Path(*parts, "index.md") if is_package else Path(*parts).with_suffix(".md")
-        nav[parts] = page.as_posix()
         with mkdocs_gen_files.open(Path("reference/api", page), "w") as out:
             out.write(f"::: {'.'.join(parts)}\n")
-    with mkdocs_gen_files.open("reference/api/SUMMARY.md", "w") as out:
-        out.writelines(nav.build_literate_nav())
 
 
 main()

@@ -1,17 +1,18 @@
 """Put the repository's own pages into the documentation (run by the mkdocs-gen-files plugin at build time).
 
-``README.md`` becomes ``readme.md`` (``docs/index.md`` is the home page), ``CHANGELOG.md`` and each
-``experiments/<name>/README.md`` keep their paths. Every other repository file a copied page links to (a result's
+``README.md`` becomes ``readme.md`` (``docs/index.md`` is the home page), each ``experiments/<name>/README.md``
+becomes ``experiments/<name>.md``, and ``CHANGELOG.md`` keeps its name. Every other repository file a copied page links to (a result's
 JSON, a plot, a script) is copied to the same path, and a Markdown file it links to is copied as a page in turn, so
 the pages' relative links resolve in the site as they do on the repository; a link into ``docs/`` is pointed at
-that page of the site. A link to something that is not there is left as it is, and ``mkdocs build --strict``
-fails on it, naming the page.
+that page of the site. A link to something that is not there, or that git ignores (a fresh clone lacks it), is left
+as it is, and ``mkdocs build --strict`` fails on it, naming the page.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+import subprocess
 from pathlib import Path
 
 import mkdocs_gen_files
@@ -25,10 +26,19 @@ EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|#|/)", re.IGNORECASE)
 
 
 def site_path(path: str) -> str:
-    """Where a repository file lives in the documentation tree."""
+    """Where a repository file lives in the documentation tree: a folder's README.md is the page named after the
+    folder (``experiments/cuad_search.md``; the top one is ``readme.md``), a page under ``docs/`` is where the site
+    has it, anything else keeps its path."""
     if path == "README.md":
         return "readme.md"
+    if path.endswith("/README.md"):
+        return path.removesuffix("/README.md") + ".md"
     return path.removeprefix("docs/")
+
+
+def ignored(path: str) -> bool:
+    """Whether git ignores ``path`` (a run's outputs, a cache): a fresh clone lacks it, so a page must not link it."""
+    return subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0
 
 
 def rewrite(page: str, text: str, pending: list[str], copied: set[str]) -> str:
@@ -42,7 +52,7 @@ def rewrite(page: str, text: str, pending: list[str], copied: set[str]) -> str:
         target = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
         if (ROOT / target).is_dir() and (ROOT / target / "README.md").is_file():
             target = posixpath.join(target, "README.md")
-        if not (ROOT / target).is_file() or target.startswith("../"):
+        if not (ROOT / target).is_file() or target.startswith("../") or ignored(target):
             return match.group(0)  # --strict reports it
         if not target.startswith("docs/") and target not in copied:
             copied.add(target)
