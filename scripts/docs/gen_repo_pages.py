@@ -38,7 +38,8 @@ def site_path(path: str) -> str:
 
 def ignored(path: str) -> bool:
     """Whether git ignores ``path`` (a run's outputs, a cache): a fresh clone lacks it, so a page must not link it."""
-    return subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0
+    check = subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT, stderr=subprocess.DEVNULL)
+    return check.returncode == 0  # 1: not ignored; 128: no git repository here, so nothing is ignored
 
 
 def rewrite(page: str, text: str, pending: list[str], copied: set[str]) -> str:
