@@ -117,20 +117,26 @@ def _nested_schema(annotation: object) -> tuple[type, str] | None:
     return None
 
 
-def schema_keys(schema: type, prefix: str = "", skip: frozenset[str] = frozenset()) -> list[Key]:
-    """Every key of ``schema`` in declaration order, nested dataclasses expanded after their own row."""
+def schema_keys(
+    schema: type, prefix: str = "", skip: frozenset[str] = frozenset(), defaults: object = None
+) -> list[Key]:
+    """Every key of ``schema`` in declaration order, nested dataclasses expanded after their own row. ``defaults``
+    is the instance a parent's field creates, whose values are then the defaults (``warm_start.algorithm.name`` is
+    ``"sft"``)."""
     hints = typing.get_type_hints(schema)
     keys = []
     for field in dataclasses.fields(schema):
         if field.name in skip:
             continue
         name = prefix + field.name
+        value = _default(field) if defaults is None else getattr(defaults, field.name)
         nested = _nested_schema(hints[field.name])
-        default = "(keys below)" if nested and nested[1] == "" else _render(_default(field))
+        shown = "(keys below)" if nested and nested[1] == "" else _render(value)
         about = _help(schema, field.name) or (nested and _first_sentence(nested[0].__doc__)) or ""
-        keys.append(Key(name, _type_name(field.type), default, about))
+        keys.append(Key(name, _type_name(field.type), shown, about))
         if nested:
-            keys += schema_keys(nested[0], f"{name}{nested[1]}.")
+            instance = value if dataclasses.is_dataclass(value) else None
+            keys += schema_keys(nested[0], f"{name}{nested[1]}.", defaults=instance)
     return keys
 
 
