@@ -54,6 +54,11 @@ def bfcl_classes() -> dict[str, str]:
     return {name: f"{module}.{name}" for name, module in _constants().CLASS_FILE_PATH_MAPPING.items()}
 
 
+def bfcl_stateless_classes() -> list[str]:
+    """The classes that keep no state (BFCL gives them no initial state)."""
+    return list(_constants().STATELESS_CLASSES)
+
+
 def bfcl_task(
     record: Mapping[str, Any],
     tool_docs: Mapping[str, Sequence[Mapping[str, Any]]],
@@ -139,7 +144,7 @@ def load_bfcl_tasks(category: str = "multi_turn_base") -> list[StatefulTask]:
     """Every task of one multi-turn ``category`` from the installed package's data (newest file version)."""
     from bfcl_eval.constants.default_prompts import DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING
 
-    docs, stateless = bfcl_tool_docs(), _constants().STATELESS_CLASSES
+    docs, stateless = bfcl_tool_docs(), bfcl_stateless_classes()
     return [
         bfcl_task(record, docs, stateless, DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING)
         for record in load_bfcl_records(category)

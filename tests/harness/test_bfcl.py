@@ -42,10 +42,49 @@ def test_a_bfcl_record_becomes_a_task():
         tool_specs=[{"name": "open_door"}, {"name": "lock"}, {"name": "now"}],
         excluded_tools=["lock"],
     )
-    with pytest.raises(ValueError, match="adds functions in later turns"):
-        bfcl_task({**record, "missed_function": {"1": ["lock"]}}, docs)
     with pytest.raises(ValueError, match="turn 1 has no user message"):
         bfcl_task({**record, "question": [record["question"][0], []]}, docs)
+
+
+def test_a_held_out_function_joins_the_tool_set_at_its_turn():
+    """BFCL's miss_func: a function held out of the set until its (empty) turn, whose message lists its doc."""
+    record = {
+        "id": "multi_turn_miss_func_demo",
+        "question": [[{"role": "user", "content": "Lock the door."}], []],
+        "involved_classes": ["Door"],
+        "missed_function": {"1": ["lock"]},
+    }
+    docs = {"Door": [{"name": "open_door"}, {"name": "lock", "description": "Lock it."}]}
+    task = bfcl_task(record, docs, added_tools_message="New: {functions}")
+    assert task.tools_added == {1: ["lock"]} and task.load_options == {}
+    assert task.turns[1] == "New: [{'name': 'lock', 'description': 'Lock it.'}]"
+
+    class Door:
+        locked = False
+
+        def open_door(self) -> str:
+            """Open the door."""
+            return "open"
+
+        def lock(self) -> str:
+            """Lock the door."""
+            self.locked = True
+            return "locked"
+
+    harness = StatefulToolsHarness({"Door": Door}, loader=None)
+    harness.reset(StatefulTask(id=task.id, turns=task.turns, classes=["Door"], tools_added=task.tools_added))
+    assert [s["function"]["name"] for s in harness.tool_schemas()] == ["open_door"]
+    early = harness.step(Event(payload=ToolCallPayload(call_id="c0", name="lock", arguments={})))
+    assert early.observations[0].payload.is_error and not harness.state.instances["Door"].locked
+    nxt = harness.step(Event(payload=TextPayload(text="I cannot lock it yet.")))
+    assert [e.payload.text for e in nxt.observations if e.kind == EventKind.USER] == [task.turns[1]]
+    assert [s["function"]["name"] for s in harness.tool_schemas()] == ["open_door", "lock"]
+    harness.step(Event(payload=ToolCallPayload(call_id="c1", name="lock", arguments={})))
+    assert harness.state.instances["Door"].locked
+    with pytest.raises(ValueError, match="adds tools at turns"):
+        StatefulTask(id="t", turns=["a"], classes=["Door"], tools_added={1: ["lock"]})
+    with pytest.raises(ValueError, match="turn 1 adds functions but has a user message"):
+        bfcl_task({**record, "question": [record["question"][0], record["question"][0]]}, docs)
 
 
 def ground_truth(task_id: str) -> list[list[str]]:

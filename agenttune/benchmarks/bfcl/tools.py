@@ -2,16 +2,18 @@
 reads or writes, and the fields it returns.
 
 BFCL annotates no tool as read or write, so :func:`tool_kinds` measures it: every reference call of the
-``multi_turn_base`` tasks runs on the task's instances, and a tool whose call changed an instance's public state
-(by BFCL's own comparison, the one its state checker makes) is a write; ``cd`` is one, since the working folder
-is state the checker compares. A tool no reference call uses counts as a write too, the cautious side for a
-controller that gates writes.
+multi-turn tasks runs on the task's instances, and a tool whose call changed an instance's public state (by BFCL's
+own comparison, the one its state checker makes) is a write. ``cd`` is a read by that measure: the working folder
+is private state, which BFCL's checker does not compare. A tool of a stateless class (MathAPI) reads. A tool no
+reference call uses is named by its verbs: a write unless a word of its name reads (``get``, ``list``, ``search``
+...; :data:`READ_VERBS`).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import re
 from typing import Any
 
 from agenttune.benchmarks.bfcl.script import gold_call
@@ -19,6 +21,7 @@ from agenttune.events.schema import Event, ToolCallPayload
 from agenttune.harness.bfcl import (
     CATEGORIES,
     bfcl_classes,
+    bfcl_stateless_classes,
     bfcl_tool_docs,
     load_bfcl_ground_truth,
     load_bfcl_records,
@@ -26,6 +29,20 @@ from agenttune.harness.bfcl import (
 )
 from agenttune.harness.stateful_tools import StatefulToolsHarness
 from agenttune.harness.tool_specs import function_schema
+
+READ_VERBS = {
+    "get",
+    "list",
+    "search",
+    "view",
+    "display",
+    "check",
+    "estimate",
+    "find",
+    "compute",
+    "retrieve",
+    "filter",
+}
 
 
 @functools.cache
@@ -44,6 +61,12 @@ def all_tool_docs() -> dict[str, dict[str, Any]]:
     return {doc["name"]: doc for name in multi_turn_classes() for doc in docs[name]}
 
 
+def _named_kind(name: str) -> str:
+    """The kind a tool's name says: ``read`` when one of its words is a :data:`READ_VERBS` verb."""
+    words = re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower().split("_")
+    return "read" if READ_VERBS & set(words) else "write"
+
+
 def tool_schemas() -> list[dict[str, Any]]:
     """OpenAI-style schemas of every multi-turn tool."""
     return [function_schema(doc) for doc in all_tool_docs().values()]
@@ -58,16 +81,16 @@ def tool_outputs() -> dict[str, list[str]]:
 
 @functools.cache
 def tool_kinds() -> dict[str, str]:
-    """Tool name -> ``read`` or ``write``, measured on the reference calls of ``multi_turn_base`` (module
-    docstring)."""
+    """Tool name -> ``read`` or ``write``, measured on the reference calls of the base, miss_func and miss_param
+    tasks (module docstring; long_context repeats base's calls on larger states)."""
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import _compare_instances
 
     harness = StatefulToolsHarness(bfcl_classes())
-    ground_truth = load_bfcl_ground_truth("multi_turn_base")
     kinds: dict[str, str] = {}
-    for task in load_bfcl_tasks("multi_turn_base"):
+    categories = [category for category in CATEGORIES if category != "multi_turn_long_context"]
+    for task, calls in ((t, load_bfcl_ground_truth(c)[t.id]) for c in categories for t in load_bfcl_tasks(c)):
         harness.reset(task)
-        for turn in ground_truth[task.id]:
+        for turn in calls:
             for source in turn:
                 name, arguments = gold_call(source, task.classes)
                 before = {key: copy.deepcopy(value) for key, value in harness.state.instances.items()}
@@ -80,4 +103,6 @@ def tool_kinds() -> dict[str, str]:
                 )
                 if changed or kinds.get(name) != "write":
                     kinds[name] = "write" if changed else "read"
-    return {name: kinds.get(name, "write") for name in all_tool_docs()}
+    docs = bfcl_tool_docs()
+    stateless = {doc["name"]: "read" for name in bfcl_stateless_classes() for doc in docs[name]}
+    return {name: _named_kind(name) for name in all_tool_docs()} | kinds | stateless
