@@ -13,14 +13,14 @@ import mkdocs_gen_files
 
 from agenttune.config_reference import config_reference
 
-PACKAGE = Path("agenttune")
+ROOT = Path(mkdocs_gen_files.config["config_file_path"]).parent
 
 
 def public_modules() -> list[tuple[str, ...]]:
     """Dotted-name parts of every module and package under ``agenttune/`` whose name has no leading underscore."""
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.with_suffix("").parts
+    for path in sorted((ROOT / "agenttune").rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
         if parts[-1] == "__init__":
             parts = parts[:-1]
         if not any(part.startswith("_") for part in parts):
@@ -30,9 +30,9 @@ def public_modules() -> list[tuple[str, ...]]:
 
 def main() -> None:
     with mkdocs_gen_files.open("reference/config.md", "w") as out:
-        out.write(config_reference())
+        out.write(config_reference(ROOT / "conf"))
     for parts in public_modules():
-        is_package = (Path(*parts) / "__init__.py").is_file()
+        is_package = (ROOT.joinpath(*parts) / "__init__.py").is_file()
         page = Path(*parts, "index.md") if is_package else Path(*parts).with_suffix(".md")
         with mkdocs_gen_files.open(Path("reference/api", page), "w") as out:
             out.write(f"::: {'.'.join(parts)}\n")

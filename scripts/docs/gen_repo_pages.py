@@ -17,7 +17,7 @@ from pathlib import Path
 
 import mkdocs_gen_files
 
-ROOT = Path.cwd()
+ROOT = Path(mkdocs_gen_files.config["config_file_path"]).parent
 EXPERIMENTS = sorted(path.relative_to(ROOT).as_posix() for path in ROOT.glob("experiments/*/README.md"))
 PAGES = ["README.md", "CHANGELOG.md", *EXPERIMENTS]
 # [text](target "title"), ![alt](target), [label]: target, and the src/href of inline HTML
