@@ -46,7 +46,7 @@ class TrainConfig:
     retrieval: RetrievalConfig = MISSING
     logger: LoggerConfig = MISSING
     paths: PathsConfig = MISSING
-    pipeline: str = MISSING  # what the job does, a function in agenttune.pipelines (see its README section)
+    pipeline: str = MISSING  # what the job does: evaluate, rl, distill, ... (docs/guide/configuration.md)
     task_name: str = "train"  # names the output folder: outputs/<task_name>/runs/<time>
     seed: int = 0  # the job's seed: model init, the trainer's data order and sampling, bootstrap intervals
     resume: bool = False  # continue from the last checkpoint in the run folder

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GRPO study of issue 13 (conf/experiment/cuad_grpo_study.yaml; experiments/cuad_search, "The GRPO study"), run
+# The GRPO study of issue 13 (conf/experiment/cuad_grpo_study.yaml; experiments/cuad_search, "GRPO at study size"), run
 # unattended: the learning-rate sweep on 64 validation questions, the rate its rule selects, then the seeds on the
 # 128 held-out questions, then each completed job's record kept under experiments/cuad_search/results/ (to commit:
 # a study outlives the machine it runs on) and the curves and the report over every seed kept there, whichever day

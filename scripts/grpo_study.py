@@ -1,4 +1,4 @@
-"""The GRPO study's read-outs (conf/experiment/cuad_grpo_study.yaml; experiments/cuad_search, "The GRPO study").
+"""The GRPO study's read-outs (conf/experiment/cuad_grpo_study.yaml; experiments/cuad_search, "GRPO at study size").
 
     python scripts/grpo_study.py curves <multirun or run folder>   # curves.png + curves.json, delta_rl per seed
     python scripts/grpo_study.py select <LR sweep folder>          # the learning rate the selection rule picks

@@ -1,4 +1,4 @@
-"""The worked recipes of README "How to extend" run: a reward weight mix, a strategy and a retrieval backend from
+"""The worked recipes of docs/extend/ run: a reward weight mix, a strategy and a retrieval backend from
 examples/ (the benchmark recipe, examples/arithmetic.py, runs in tests/pipelines/test_custom_benchmark.py)."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 GRPO's groups would carry.
 
 GRPO learns from the differences between the episodes of a group (one question sampled ``--group`` times). In the
-GRPO study (experiments/cuad_search, "Why hit@8 does not move") the evidence component split few groups, so GRPO
+GRPO study (experiments/cuad_search, "What did not work") the evidence component split few groups, so GRPO
 left retrieval as it was: do a group's first searches differ, and do they find different evidence? This samples
 ``--group`` first turns of each of ``--questions`` train questions from a student at each ``--temperature``,
 through the project's episode loop with the strategy's turn budget cut to 1 (each episode is its first search),
