@@ -6,7 +6,9 @@ divergence-point DPO -> selection -> evaluation of baseline, ToolGraph and ToolG
    collection agents. On CPU no LLM is needed: for tau2, successes come from the oracle and failures from the
    perturbed oracles (scripted engines through the one episode loop). With a GPU or an endpoint the policy's own
    rollouts can take their place (:func:`agenttune.stages.phases.episodes` takes any engine).
-2. Failure attribution counts -> ``selfevolve/attributed_<category>``.
+2. Failure attribution counts -> ``selfevolve/attributed_<category>``. Failures the benchmark blames on its simulated
+   user (an LLM user that quit or contradicted its instructions, ``user_fault`` metadata) are neither attributed nor
+   mined for pairs: ``selfevolve/user_faults`` counts them, ``pairs/dropped_user_fault`` those left out of pairs.
 3. One ToolGraph per domain from the domain's tools and rules, its weights fitted on the successful trajectories.
 4. Divergence-point DPO pairs with the ToolGraph planning prompt, rendered as the policy is sent its conversation
    (the domain's ``action_is_correct`` drops rejected actions that were correct); counts after each filter ->
@@ -43,6 +45,7 @@ from agenttune.events.schema import EventLog
 from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
 from agenttune.selfevolve.controller import ToolGraphController
 from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
+from agenttune.selfevolve.toolgraph import user_fault_reason
 from agenttune.stages.phases import episodes, policy_engine, toolgraph_controllers
 from agenttune.stages.policy import load_policy, resume_checkpoint, train_policy, typed
 from agenttune.stats import paired_deltas, task_means, with_intervals
@@ -226,6 +229,7 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     kinds = {name: domain.tool_kinds for name, domain in domains.items()}
     attributed = Counter(a.category for a in attribute_failures(all_logs, kinds))
     summary.update({f"selfevolve/attributed_{c}": attributed.get(c, 0) for c in SEVERITY})
+    summary["selfevolve/user_faults"] = sum(bool(user_fault_reason(log)) for log in all_logs)
     summary.update({f"pairs/{name}": value for name, value in sorted(pair_counts.items())})
     run.set_summary(summary)
     run.log(summary)

@@ -10,7 +10,8 @@ Categories, most severe first (a task keeps at most its two most severe, one of 
    the last action.
 
 A "turn" is one agent action (its ``step``); a read-only turn is a call of a tool whose kind is ``read``.
-Only logs whose reward is at or below ``max_reward`` (default 0.5) are attributed.
+Only logs whose reward is at or below 0.5 are attributed, and none whose failure is the simulated user's
+(:func:`~agenttune.selfevolve.toolgraph.user_fault_reason`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agenttune.events.schema import Event, EventKind, EventLog
-from agenttune.selfevolve.toolgraph import call_key, episode_reward
+from agenttune.selfevolve.toolgraph import call_key, episode_reward, user_fault_reason
 
 SEVERITY = (
     "max_steps_exceeded",
@@ -43,9 +44,10 @@ class Attribution:
 def attribute(
     log: EventLog, tool_kinds: Mapping[str, str], max_steps: int | None = None
 ) -> list[Attribution]:
-    """Every symptom category found in one low-reward log, most severe first (empty when it succeeded)."""
+    """Every symptom category found in one low-reward log, most severe first (empty when it succeeded or its user
+    is to blame)."""
     reward = episode_reward(log)
-    if reward > 0.5:
+    if reward > 0.5 or user_fault_reason(log):
         return []
     budget = max_steps or int(log.metadata.get("max_steps") or 50)
     actions = [

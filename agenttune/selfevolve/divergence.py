@@ -1,7 +1,9 @@
 """Divergence-point DPO pairs: where a failed trajectory left the path a successful one of the same task took.
 
 For each failed log (reward <= ``failure_reward``) and each successful log of the same task (reward >=
-``success_reward``) the first *divergence* is found:
+``success_reward``) the first *divergence* is found. A failure whose simulated user is to blame
+(:func:`~agenttune.selfevolve.toolgraph.user_fault_reason`) is left out and counted (``dropped_user_fault``):
+the agent's actions there were not what failed.
 
 1. State signatures. Before every agent action a signature is taken of the conversation so far: the last
    entity id used in a call (an ``*_id``/``*_ids``/``*_number`` argument), the known fields (``key=value``
@@ -40,7 +42,7 @@ from typing import Any
 from agenttune.engines.tool_calls import assistant_text, format_tool_call
 from agenttune.events.projections.messages import ASSISTANT_KINDS, chat_messages, render_events
 from agenttune.events.schema import Event, EventKind, EventLog
-from agenttune.selfevolve.toolgraph import entity_of, episode_reward
+from agenttune.selfevolve.toolgraph import entity_of, episode_reward, user_fault_reason
 
 ACTION_KINDS = (EventKind.TOOL_CALL, EventKind.TEXT)
 
@@ -119,7 +121,9 @@ def build_dpo_pairs(
             if reward <= config.failure_reward
             else None
         )
-        if outcome is not None:
+        if outcome == "failure" and user_fault_reason(log):
+            counts["dropped_user_fault"] += 1
+        elif outcome is not None:
             counts[f"{outcome}_logs"] += 1
             by_task.setdefault((str(log.metadata.get("domain", "")), log.task_id), {}).setdefault(
                 outcome, []

@@ -51,6 +51,12 @@ def episode_reward(log: EventLog) -> float:
     return float(log.rewards().get("harness", 0.0))
 
 
+def user_fault_reason(log: EventLog) -> str:
+    """Why the episode's failure is its simulated user's, not the agent's (the ``user_fault`` metadata a benchmark
+    records, e.g. tau2's ``ended_early``), or ``""``: such an episode is no failure to learn from."""
+    return str(log.metadata.get("user_fault") or "")
+
+
 def entity_of(name: str) -> str | None:
     """The entity an id-like field names (``order_id`` -> ``order``), else None."""
     for suffix in ID_SUFFIXES:

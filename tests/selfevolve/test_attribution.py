@@ -9,6 +9,7 @@ pytest.importorskip("tau2.domains.retail.environment")
 from agenttune.benchmarks.tau2.harness import Tau2Harness  # noqa: E402
 from agenttune.benchmarks.tau2.oracle import scripted_agent  # noqa: E402
 from agenttune.benchmarks.tau2.runner import run_tasks  # noqa: E402
+from agenttune.events.schema import replace  # noqa: E402
 from agenttune.selfevolve.attribution import SEVERITY, attribute, attribute_failures  # noqa: E402
 
 
@@ -56,3 +57,14 @@ def test_at_most_two_per_task_by_severity(runs):
     found = attribute_failures(list(logs.values()), {"retail": kinds})
     assert [a.category for a in found] == ["max_steps_exceeded", "tool_execution_error"]
     assert SEVERITY[0] == "max_steps_exceeded" and SEVERITY[-1] == "strategy_error"
+
+
+def test_failures_blamed_on_the_user_are_not_attributed(runs):
+    logs, kinds = runs
+    blamed = replace(
+        logs["skip_write"], metadata={**logs["skip_write"].metadata, "user_fault": "ended_early"}
+    )
+    assert attribute(blamed, kinds) == []
+    assert categories(logs["skip_write"], kinds) == ["strategy_error"]
+    found = attribute_failures([blamed, logs["repeat_read"]], {"retail": kinds})
+    assert [(a.category, a.log_id) for a in found] == [("redundant_read", logs["repeat_read"].id)]

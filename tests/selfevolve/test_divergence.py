@@ -17,6 +17,7 @@ from agenttune.benchmarks.tau2.oracle import (  # noqa: E402
 from agenttune.benchmarks.tau2.runner import run_tasks  # noqa: E402
 from agenttune.engines.scripted import ScriptedEngine  # noqa: E402
 from agenttune.engines.tool_calls import assistant_text  # noqa: E402
+from agenttune.events.schema import replace  # noqa: E402
 from agenttune.harness.scripted_agent import ScriptPolicy  # noqa: E402
 from agenttune.selfevolve.divergence import (  # noqa: E402
     ACTION_KINDS,
@@ -138,3 +139,21 @@ def test_benchmark_check_drops_rejected_actions_that_were_correct(setup):
     checked = build_dpo_pairs(logs, prompt, is_correct=gold_action_matched).counts
     assert kept.get("dropped_rejected_correct", 0) == 0
     assert checked["candidates"] == kept["candidates"]
+
+
+def test_failures_blamed_on_the_user_are_not_mined(setup):
+    """A failure flagged as the user's (task 0's) gives no pairs; the clean failures of task 5 still do."""
+    logs, prompt = setup
+    config = DivergenceConfig(validation_fraction=0.0)
+    blamed = lambda log: log.task_id == "0" and log.metadata["reward"] <= config.failure_reward  # noqa: E731
+    flagged = [
+        replace(log, metadata={**log.metadata, "user_fault": "ended_early"}) if blamed(log) else log
+        for log in logs
+    ]
+    clean, pairs = build_dpo_pairs(logs, prompt, config), build_dpo_pairs(flagged, prompt, config)
+    assert {row["task_id"] for row in clean.train} == {"0", "5"}
+    assert {row["task_id"] for row in pairs.train} == {"5"}
+    assert pairs.train == [row for row in clean.train if row["task_id"] == "5"]
+    assert pairs.counts["dropped_user_fault"] == sum(map(blamed, logs)) > 0
+    assert "dropped_user_fault" not in clean.counts
+    assert pairs.counts["failure_logs"] == clean.counts["failure_logs"] - pairs.counts["dropped_user_fault"]

@@ -171,6 +171,11 @@ class Tau2Harness:
     def tasks(self, split: str = "test") -> list[Task]:
         return load_tasks(self.domain, split)
 
+    @property
+    def task(self) -> Task:
+        """The task of the current (or last) episode."""
+        return self._require_episode().task
+
     # ---- episode -------------------------------------------------------------------------------
     def reset(self, task: Task) -> list[Event]:
         env = make_environment(self.domain)

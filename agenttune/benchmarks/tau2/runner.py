@@ -8,7 +8,9 @@ budget is the harness's step budget. The harness ends and scores an episode: the
 ``harness``) carries tau2's harness info (``termination_reason``, ``reward_info``, ``steps``, ``user_tool_calls``).
 An episode the loop ended first (turns spent on unparsable calls are no tau2 steps) is scored by closing its
 harness with ``max_steps``, and that REWARD is appended. ``metadata`` gains ``domain``, ``termination_reason``,
-``reward``, ``steps``, ``max_steps``, ``user_tool_calls`` and ``agent``.
+``reward``, ``steps``, ``max_steps``, ``user_tool_calls``, ``agent`` and ``user_fault``: with an LLM user, the
+reason code of :func:`~agenttune.benchmarks.tau2.user_faults.user_fault` when the failure is the user's, else ``""``
+(always ``""`` with the scripted user).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from agenttune.agents import ReAct, run_episodes
+from agenttune.benchmarks.tau2.user_faults import user_fault
+from agenttune.benchmarks.tau2.users import LLMUser
 from agenttune.engines.base import Engine
 from agenttune.events.schema import Event, EventKind, EventLog, RewardPayload, replace
 from agenttune.progress import progress as progress_bar
@@ -79,5 +83,9 @@ def record(log: EventLog, harness: Any, domain: str, agent_name: str) -> EventLo
         "max_steps": harness.max_steps,
         "user_tool_calls": info["user_tool_calls"],
         "agent": agent_name,
+        "user_fault": "",
     }
-    return replace(log, events=events, metadata=metadata)
+    log = replace(log, events=events, metadata=metadata)
+    if isinstance(harness.user, LLMUser):
+        log.metadata["user_fault"] = user_fault(log, harness.task)
+    return log

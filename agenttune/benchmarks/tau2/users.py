@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from tau2.data_model.tasks import Task
 
 AGENT_GREETING = "Hi! How can I help you today?"
+# phrases that mark an agent message as its closing one ("Is there anything else I can help you with?")
+CLOSING_MARKERS = ("anything else", "is there anything", "have a great day", "goodbye")
 
 
 class UserDevice(Protocol):
@@ -74,7 +76,7 @@ class ScriptedUser:
 
     def __init__(
         self,
-        done_markers: tuple[str, ...] = ("anything else", "is there anything", "have a great day", "goodbye"),
+        done_markers: tuple[str, ...] = CLOSING_MARKERS,
         max_replies: int = 1,
     ) -> None:
         self.done_markers = done_markers
