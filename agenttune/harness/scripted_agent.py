@@ -53,9 +53,10 @@ class ScriptPolicy:
         return self.turns[played]
 
 
-def script_engine(script: list[Event], done_text: str = "") -> ScriptedEngine:
-    """A scripted engine that plays ``script`` (tokenizer-free: its episodes are light logs)."""
-    return ScriptedEngine(ScriptPolicy(script, done_text))
+def script_engine(script: list[Event], done_text: str = "", tokenizer: Any = None) -> ScriptedEngine:
+    """A scripted engine that plays ``script``: token-exact with a ``tokenizer`` (episodes a student can be
+    distilled from), else its episodes are light logs."""
+    return ScriptedEngine(ScriptPolicy(script, done_text), tokenizer)
 
 
 # ---- perturbations: each takes the oracle's script and the benchmark's kind_of ----------------------

@@ -142,9 +142,9 @@ class BfclMultiTurn(Benchmark):
         return metrics
 
     # ---- scripted agents and the self-evolution method's view -----------------------------------------------
-    def scripted_agent(self, kind: str) -> Callable[[StatefulTask], ScriptedEngine]:
-        """``oracle`` or a perturbation's name, as task -> scripted engine; a perturbation that does not apply to a
-        task plays the oracle there."""
+    def scripted_agent(self, kind: str, tokenizer: Any = None) -> Callable[[StatefulTask], ScriptedEngine]:
+        """``oracle`` or a perturbation's name, as task -> scripted engine (token-exact with a ``tokenizer``); a
+        perturbation that does not apply to a task plays the oracle there."""
         if kind not in AGENTS:
             raise ValueError(f"harness.agent={kind!r}: choose policy or one of {AGENTS}")
         ground_truth = self._data()[2]
@@ -153,12 +153,13 @@ class BfclMultiTurn(Benchmark):
 
         def engine(task: StatefulTask) -> ScriptedEngine:
             script = oracle_script(task, ground_truth[task.id])
-            return script_engine((perturb(script, kind, kind_of) if kind != "oracle" else None) or script)
+            played = (perturb(script, kind, kind_of) if kind != "oracle" else None) or script
+            return script_engine(played, tokenizer=tokenizer)
 
         return engine
 
     def teacher(self, task: StatefulTask, tokenizer: Any, kind: str = "oracle") -> ScriptedEngine:
-        return self.scripted_agent(kind)(task)
+        return self.scripted_agent(kind, tokenizer)(task)
 
     def domain(self, name: str) -> Domain:
         return Domain(
