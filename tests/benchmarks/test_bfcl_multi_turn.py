@@ -95,3 +95,11 @@ def test_splits_and_bad_categories():
     assert (len(train), len(test)) == (67, 133) and not {t.id for t in train} & {t.id for t in test}
     with pytest.raises(ValueError, match="choose one of"):
         bfcl("multi_turn_composite")
+
+
+def test_the_teacher_is_token_exact_with_a_tokenizer(tokenizer):
+    """Distillation trains on the teacher's tokens: given a tokenizer, its episodes are full-tier logs."""
+    cfg, benchmark = bfcl("base")
+    [task] = benchmark.tasks("train", limit=1)
+    [log], _ = scored_episodes(cfg, benchmark, lambda t: benchmark.teacher(t, tokenizer), [task])
+    assert log.tier == "full" and log.token_ids and log.metadata["reward"] == 1.0

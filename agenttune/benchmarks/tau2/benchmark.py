@@ -154,7 +154,7 @@ class Tau2(Benchmark):
     def teacher(self, task: Task, tokenizer: Any, kind: str = "oracle"):
         if kind not in AGENTS:
             raise ValueError(f"harness.agent={kind!r}: choose policy or one of {AGENTS}")
-        return scripted_agent(kind, self.tool_kinds(self.domain_of(task)))(task)
+        return scripted_agent(kind, self.tool_kinds(self.domain_of(task)), tokenizer)(task)
 
     def record(self, log: EventLog, harness: Tau2Harness) -> EventLog:
         return record(log, harness, harness.domain, str(self.cfg.harness.agent))

@@ -64,9 +64,10 @@ def oracle_script(task: Task) -> list[Event]:
     return script
 
 
-def script_engine(script: list[Event]) -> ScriptedEngine:
-    """A scripted engine that plays ``script`` and then sends tau2's stop token."""
-    return generic_script_engine(script, done_text=STOP_TOKEN)
+def script_engine(script: list[Event], tokenizer: Any = None) -> ScriptedEngine:
+    """A scripted engine that plays ``script`` and then sends tau2's stop token (token-exact with a
+    ``tokenizer``)."""
+    return generic_script_engine(script, done_text=STOP_TOKEN, tokenizer=tokenizer)
 
 
 # ---- perturbations (agenttune.harness.scripted_agent) read tau2's kinds of actions -------------------
@@ -99,10 +100,13 @@ def perturbed_script(task: Task, perturbation: str, tool_kinds: dict[str, str]) 
     return perturb(oracle_script(task), perturbation, lambda event: action_kind(event, tool_kinds))
 
 
-def scripted_agent(kind: str, tool_kinds: dict[str, str] | None = None) -> Callable[[Task], ScriptedEngine]:
-    """``oracle`` or a perturbation's name, as task -> scripted engine; a perturbation that does not apply to a
-    task plays the oracle there."""
+def scripted_agent(
+    kind: str, tool_kinds: dict[str, str] | None = None, tokenizer: Any = None
+) -> Callable[[Task], ScriptedEngine]:
+    """``oracle`` or a perturbation's name, as task -> scripted engine (token-exact with a ``tokenizer``, so a
+    student can be distilled from its episodes); a perturbation that does not apply to a task plays the oracle
+    there."""
     if kind == "oracle":
-        return lambda task: script_engine(oracle_script(task))
+        return lambda task: script_engine(oracle_script(task), tokenizer)
     kinds = tool_kinds or {}
-    return lambda task: script_engine(perturbed_script(task, kind, kinds) or oracle_script(task))
+    return lambda task: script_engine(perturbed_script(task, kind, kinds) or oracle_script(task), tokenizer)
