@@ -1,0 +1,45 @@
+"""scripts/selfevolve_study.sh runs the BFCL self-evolution study unattended (student, then the method over seeds,
+then the report) and, run again, skips every job an earlier run completed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("bfcl_eval", reason="needs the bfcl-eval package, which `make setup` installs (--no-deps)")
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = [
+    "model=tiny_random",
+    "benchmark.num_train=2",
+    "benchmark.num_eval=1",
+    "algorithm.max_steps=1",
+    "algorithm.save_steps=1",
+    "harness.max_steps=2",
+    "strategy.max_turns=4",
+    "model.max_new_tokens=8",
+    "logger=none",
+]
+
+
+@pytest.mark.slow
+def test_the_study_runs_and_a_second_run_skips_what_completed():
+    task = f"selfevolve_study_test_{os.getpid()}"
+    env = {**os.environ, "TASK": task, "SEEDS": "0", "PYTHON": sys.executable}
+    study = ROOT / "outputs" / task / "multi_turn_base"
+    try:
+        for _ in range(2):
+            done = subprocess.run(
+                ["scripts/selfevolve_study.sh", *TINY], cwd=ROOT, env=env, capture_output=True, text=True
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+        second = done.stdout + done.stderr
+        assert second.count("already completed this config: nothing to do") == 2  # the student and the seed
+        assert (study / "seeds" / "report.md").exists()
+        assert len(list((study / "student").glob("*/checkpoints/final"))) == 1  # trained once
+    finally:
+        subprocess.run(["rm", "-rf", str(ROOT / "outputs" / task)])
