@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("bfcl_eval", reason="needs the bfcl-eval package, which `make setup` installs (--no-deps)")
+pytest.importorskip(
+    "bfcl_eval", reason="needs the bfcl-eval package, which `make setup` installs (--no-deps)"
+)
 
 from agenttune.benchmarks.base import load_benchmark  # noqa: E402
 from agenttune.benchmarks.bfcl.checker import bfcl_check  # noqa: E402
@@ -31,7 +33,9 @@ def test_the_oracle_passes_and_a_perturbed_oracle_fails_every_category(category)
     assert {log.metadata["domain"] for log in logs} == {category}
     logs, scores = scored_episodes(cfg, benchmark, benchmark.scripted_agent("wrong_argument"), tasks)
     assert sum(score["avg_reward"] for score in scores) < 6
-    assert all(log.metadata["bfcl_error_type"] for log, s in zip(logs, scores, strict=True) if not s["avg_reward"])
+    assert all(
+        log.metadata["bfcl_error_type"] for log, s in zip(logs, scores, strict=True) if not s["avg_reward"]
+    )
 
 
 def test_miss_func_holds_a_function_back_until_its_turn():
@@ -82,9 +86,12 @@ def test_the_domain_describes_every_tool_with_measured_kinds():
     names = {s["function"]["name"] for s in domain.harness.tool_schemas()}
     assert {"cd", "ls", "post_tweet", "get_stock_info"} <= names and names == set(domain.tool_kinds)
     kinds = tool_kinds()
-    assert kinds["mkdir"] == kinds["post_tweet"] == kinds["place_order"] == "write"  # they change BFCL's state
-    assert kinds["ls"] == kinds["cat"] == kinds["cd"] == "read"  # cd moves a private pointer, unchecked by BFCL
-    assert kinds["add"] == "read" and kinds["trading_get_login_status"] == "read"  # stateless class; by its name
+    # they change BFCL's state
+    assert kinds["mkdir"] == kinds["post_tweet"] == kinds["place_order"] == "write"
+    # cd moves a private pointer, unchecked by BFCL
+    assert kinds["ls"] == kinds["cat"] == kinds["cd"] == "read"
+    # a stateless class: by its name
+    assert kinds["add"] == "read" and kinds["trading_get_login_status"] == "read"
     assert set(domain.collection_agents) == {"oracle", "skip_write", "repeat_read", "wrong_argument", "loop"}
     assert "file_content" in domain.harness.tool_outputs()["cat"]
 

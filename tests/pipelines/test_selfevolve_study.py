@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("bfcl_eval", reason="needs the bfcl-eval package, which `make setup` installs (--no-deps)")
+pytest.importorskip(
+    "bfcl_eval", reason="needs the bfcl-eval package, which `make setup` installs (--no-deps)"
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [
