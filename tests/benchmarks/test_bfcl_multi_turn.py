@@ -29,10 +29,15 @@ def test_the_oracle_passes_and_a_perturbed_oracle_fails_every_category(category)
     cfg, benchmark = bfcl(category)
     tasks = benchmark.tasks("eval", limit=6)
     logs, scores = scored_episodes(cfg, benchmark, benchmark.scripted_agent("oracle"), tasks)
-    assert [score["avg_reward"] for score in scores] == [1.0] * 6
+    assert (
+        [score["avg_reward"] for score in scores] == [score["turn_accuracy"] for score in scores] == [1.0] * 6
+    )
     assert {log.metadata["domain"] for log in logs} == {category}
     logs, scores = scored_episodes(cfg, benchmark, benchmark.scripted_agent("wrong_argument"), tasks)
     assert sum(score["avg_reward"] for score in scores) < 6
+    # a wrong argument fails its turn, not the turns before it
+    assert all(s["turn_accuracy"] < 1 for s in scores if not s["avg_reward"])
+    assert any(0 < s["turn_accuracy"] < 1 for s in scores)
     assert all(
         log.metadata["bfcl_error_type"] for log, s in zip(logs, scores, strict=True) if not s["avg_reward"]
     )
@@ -70,6 +75,24 @@ def test_bfcls_checker_fails_wrong_or_missing_calls():
     assert bfcl_check(record, gold, as_played)["valid"]
     assert bfcl_check(record, gold, [[step for step in turn[:-1]] for turn in as_played])["valid"] is False
     assert bfcl_check(record, gold, as_played[:-1])["error_type"] == "multi_turn:force_terminated"
+
+
+def test_turns_passed_counts_the_leading_turns_bfcls_checker_passes():
+    _, benchmark = bfcl("base")
+    [task] = benchmark.tasks("eval", limit=1)
+    _, records, ground_truth = benchmark._data()
+    record, gold = records[task.id], ground_truth[task.id]
+    as_played = [[[call] for call in turn] for turn in gold]
+    turns = len(gold)
+    assert bfcl_check(record, gold, as_played)["turns_passed"] == turns
+    assert (
+        bfcl_check(record, gold, as_played[:-1])["turns_passed"] == turns - 1
+    )  # unfinished: credit for the rest
+    wrong_last = [*as_played[:-1], [["mkdir(dir_name='not_asked_for')"]]]
+    assert bfcl_check(record, gold, wrong_last)["turns_passed"] == turns - 1
+    assert (
+        bfcl_check(record, gold, [[["mkdir(dir_name='not_asked_for')"]], *as_played[1:]])["turns_passed"] == 0
+    )
 
 
 def test_an_unfinished_episode_is_scored_as_bfcl_scores_it():

@@ -114,6 +114,8 @@ class BfclMultiTurn(Benchmark):
             "steps": info.get("steps", 0),
             "max_steps": harness.max_steps,
             "bfcl_error_type": info.get("bfcl", {}).get("error_type", ""),
+            "bfcl_turns_passed": info.get("bfcl", {}).get("turns_passed", 0),
+            "bfcl_turns": info.get("bfcl", {}).get("turns", 0),
             "agent": str(self.cfg.harness.agent),
         }
         return replace(log, events=events, metadata=metadata)
@@ -125,11 +127,16 @@ class BfclMultiTurn(Benchmark):
     def episode_scores(
         self, logs: Sequence[EventLog], tasks: Sequence[StatefulTask]
     ) -> list[dict[str, float]]:
-        """Each episode's BFCL verdict, overall and under its category (``<category>/avg_reward``)."""
-        return [
-            {"avg_reward": episode_reward(log), f"{self.category}/avg_reward": episode_reward(log)}
-            for log in logs
-        ]
+        """Each episode's BFCL verdict (``avg_reward``) and the share of its turns that pass BFCL's checker before
+        the first that fails (``turn_accuracy``), overall and under its category (``<category>/avg_reward``)."""
+        scores = []
+        for log in logs:
+            score = {
+                "avg_reward": episode_reward(log),
+                "turn_accuracy": log.metadata["bfcl_turns_passed"] / max(log.metadata["bfcl_turns"], 1),
+            }
+            scores.append(score | {f"{self.category}/{name}": value for name, value in score.items()})
+        return scores
 
     def metrics(self, logs: Sequence[EventLog], tasks: Sequence[StatefulTask]) -> dict[str, float]:
         """Accuracy, and how many episodes failed with each of BFCL's error types."""

@@ -29,7 +29,11 @@ def call_source(name: str, arguments: Mapping[str, Any]) -> str:
 def bfcl_check(
     record: Mapping[str, Any], ground_truth: Sequence[Sequence[str]], calls: Sequence[Sequence[Sequence[str]]]
 ) -> dict[str, Any]:
-    """BFCL's verdict on one episode: ``{"valid": bool, "error_type": str, "error_message": str}``.
+    """BFCL's verdict on one episode: ``{"valid", "error_type", "error_message", "turns_passed", "turns"}``.
+
+    ``turns_passed`` counts the leading turns that BFCL's checker passes on their own (the episode cut after
+    them, against the reference cut there): BFCL's entry score is all or nothing, and this is its partial credit,
+    given by the same checker.
 
     Args:
         record: the task's BFCL question record (``id``, ``initial_config``, ``involved_classes``).
@@ -37,14 +41,36 @@ def bfcl_check(
         calls: the episode's calls per user turn, per step (one assistant message), as :func:`call_source` writes
             them; steps without calls are left out, as BFCL's decoder leaves them out.
     """
-    if len(calls) != len(ground_truth):  # BFCL fails an entry whose turns were not all played
-        message = f"{len(calls)} turns played of {len(ground_truth)}"
-        return {"valid": False, "error_type": FORCE_TERMINATED, "error_message": message}
+    turns = len(ground_truth)
+    if len(calls) != turns:  # BFCL fails an entry whose turns were not all played
+        message = f"{len(calls)} turns played of {turns}"
+        verdict = {"valid": False, "error_type": FORCE_TERMINATED, "error_message": message}
+    else:
+        verdict = _multi_turn_checker(record, ground_truth, calls)
+    passed = turns if verdict["valid"] else _turns_passed(record, ground_truth, calls)
+    return {**verdict, "turns_passed": passed, "turns": turns}
+
+
+def _turns_passed(
+    record: Mapping[str, Any], ground_truth: Sequence[Sequence[str]], calls: Sequence[Sequence[Sequence[str]]]
+) -> int:
+    """How many leading turns pass BFCL's checker, cut after them (the checker stops at the first failing turn,
+    so the first cut that fails ends the count)."""
+    for cut in range(1, min(len(calls), len(ground_truth)) + 1):
+        if not _multi_turn_checker(record, ground_truth[:cut], calls[:cut])["valid"]:
+            return cut - 1
+    return min(len(calls), len(ground_truth))
+
+
+def _multi_turn_checker(
+    record: Mapping[str, Any], ground_truth: Sequence[Sequence[str]], calls: Sequence[Sequence[Sequence[str]]]
+) -> dict[str, Any]:
+    """``multi_turn_checker`` on turns of equal count, as BFCL's runner calls it."""
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
 
     # BFCL keeps each executed instance in multi_turn_utils' globals under a name that starts with the model's
-    # name: a fresh name per episode keeps episodes apart, and its instances are dropped afterwards
+    # name: a fresh name per check keeps episodes apart, and its instances are dropped afterwards
     model_name = f"agenttune_{uuid.uuid4().hex}"
     category = str(record["id"]).rsplit("_", 1)[0]
     try:
