@@ -66,33 +66,30 @@ def test_long_context_loads_bfcls_large_state():
     assert sizes[1] > 2 * sizes[0]
 
 
-def test_bfcls_checker_fails_wrong_or_missing_calls():
+def first_task_as_played() -> tuple[dict, list[list[str]], list[list[list[str]]]]:
+    """The first base test task's record, its gold calls, and the gold played one call a step."""
     _, benchmark = bfcl("base")
     [task] = benchmark.tasks("eval", limit=1)
     _, records, ground_truth = benchmark._data()
-    record, gold = records[task.id], ground_truth[task.id]
-    as_played = [[[call] for call in turn] for turn in gold]
+    gold = ground_truth[task.id]
+    return records[task.id], gold, [[[call] for call in turn] for turn in gold]
+
+
+def test_bfcls_checker_fails_wrong_or_missing_calls():
+    record, gold, as_played = first_task_as_played()
     assert bfcl_check(record, gold, as_played)["valid"]
     assert bfcl_check(record, gold, [[step for step in turn[:-1]] for turn in as_played])["valid"] is False
     assert bfcl_check(record, gold, as_played[:-1])["error_type"] == "multi_turn:force_terminated"
 
 
 def test_turns_passed_counts_the_leading_turns_bfcls_checker_passes():
-    _, benchmark = bfcl("base")
-    [task] = benchmark.tasks("eval", limit=1)
-    _, records, ground_truth = benchmark._data()
-    record, gold = records[task.id], ground_truth[task.id]
-    as_played = [[[call] for call in turn] for turn in gold]
-    turns = len(gold)
+    record, gold, as_played = first_task_as_played()
+    turns, unasked = len(gold), [["mkdir(dir_name='not_asked_for')"]]
     assert bfcl_check(record, gold, as_played)["turns_passed"] == turns
-    assert (
-        bfcl_check(record, gold, as_played[:-1])["turns_passed"] == turns - 1
-    )  # unfinished: credit for the rest
-    wrong_last = [*as_played[:-1], [["mkdir(dir_name='not_asked_for')"]]]
-    assert bfcl_check(record, gold, wrong_last)["turns_passed"] == turns - 1
-    assert (
-        bfcl_check(record, gold, [[["mkdir(dir_name='not_asked_for')"]], *as_played[1:]])["turns_passed"] == 0
-    )
+    # unfinished: credit for the turns it played
+    assert bfcl_check(record, gold, as_played[:-1])["turns_passed"] == turns - 1
+    assert bfcl_check(record, gold, [*as_played[:-1], unasked])["turns_passed"] == turns - 1
+    assert bfcl_check(record, gold, [unasked, *as_played[1:]])["turns_passed"] == 0
 
 
 def test_an_unfinished_episode_is_scored_as_bfcl_scores_it():
