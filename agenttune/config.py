@@ -213,6 +213,16 @@ class WarmStartConfig:
 
 
 @dataclass
+class SelfEvolveConfig:
+    """``pipeline=self_evolve``: the trajectories collected on each domain's train tasks, besides its scripted agents
+    (the oracle's successes and the perturbed oracles' failures)."""
+
+    # the policy's own episodes per train task, sampled at model.temperature within harness.max_steps, so that
+    # attribution and divergence-point pairs see its own successes and failures (0: scripted agents only)
+    policy_episodes: int = 1
+
+
+@dataclass
 class RetrievalConfig:
     name: str = MISSING  # bm25s | sqlite_fts | chroma | hybrid
     _target_: str = MISSING  # the retriever class (a subclass of agenttune.rag.retriever.CachedRetriever)

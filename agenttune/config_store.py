@@ -25,6 +25,7 @@ from agenttune.config import (
     PathsConfig,
     RetrievalConfig,
     RewardConfig,
+    SelfEvolveConfig,
     StrategyConfig,
     WarmStartConfig,
     process_rank,
@@ -56,6 +57,7 @@ class TrainConfig:
     warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
     workflow: WorkflowConfig | None = None  # pipeline=workflow: the graph it runs (conf/workflow/)
     self_heal: SelfHealConfig = field(default_factory=SelfHealConfig)  # pipeline=self_heal
+    self_evolve: SelfEvolveConfig = field(default_factory=SelfEvolveConfig)  # pipeline=self_evolve
 
 
 GROUP_SCHEMAS = {

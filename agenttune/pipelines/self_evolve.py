@@ -2,10 +2,10 @@
 (:class:`~agenttune.benchmarks.base.Domain`; tau2 does): self trajectories -> failure attribution -> ToolGraph ->
 divergence-point DPO -> selection -> evaluation of baseline, ToolGraph and ToolGraph + DPO per domain.
 
-1. Collect trajectories on each domain's train tasks (``benchmark.num_train`` > 0 per domain) with the domain's
-   collection agents. On CPU no LLM is needed: for tau2, successes come from the oracle and failures from the
-   perturbed oracles (scripted engines through the one episode loop). With a GPU or an endpoint the policy's own
-   rollouts can take their place (:func:`agenttune.stages.phases.episodes` takes any engine).
+1. Collect trajectories on each domain's train tasks (``benchmark.num_train`` > 0 per domain): the policy's own
+   episodes (``self_evolve.policy_episodes`` per task, sampled at ``model.temperature``), and the domain's
+   collection agents: successes from the oracle and failures from the perturbed oracles (scripted engines through
+   the one episode loop), so that pairs exist even while the policy fails every task.
 2. Failure attribution counts -> ``selfevolve/attributed_<category>``. Failures the benchmark blames on its simulated
    user (an LLM user that quit or contradicted its instructions, ``user_fault`` metadata) are neither attributed nor
    mined for pairs: ``selfevolve/user_faults`` counts them, ``pairs/dropped_user_fault`` those left out of pairs.
@@ -40,6 +40,8 @@ from omegaconf import DictConfig
 
 from agenttune.benchmarks.base import Benchmark, Domain, load_benchmark
 from agenttune.config import ModelConfig
+from agenttune.engines.base import Engine
+from agenttune.engines.factory import build_engine
 from agenttune.engines.templates import encode, render
 from agenttune.events.schema import EventLog
 from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
@@ -60,18 +62,24 @@ SELECTION_TASKS = 2  # eval tasks per domain for the end-to-end part of checkpoi
 TRL_COLUMNS = ("prompt", "chosen", "rejected", "tools")
 
 
-def collect(cfg: DictConfig, run: RunContext, benchmark: Benchmark, domain: Domain) -> list[EventLog]:
-    """Every collection agent of ``domain`` on its train tasks, with the full step budget; episodes to
-    ``eventlogs/collect_<domain>_<agent>.jsonl``."""
+def collect(
+    cfg: DictConfig, run: RunContext, benchmark: Benchmark, domain: Domain, policy: Engine
+) -> dict[str, list[EventLog]]:
+    """Episodes on the train tasks of ``domain`` by who played them: ``policy`` (its own,
+    ``self_evolve.policy_episodes`` per task, within ``harness.max_steps``), then every collection agent of the
+    domain with the full step budget; each to ``eventlogs/collect_<domain>_<agent>.jsonl``."""
     tasks = benchmark.domain_tasks(domain.name, "train")
     harness_for = lambda task: benchmark.domain_harness(domain.name, COLLECT_MAX_STEPS)  # noqa: E731
-    logs: list[EventLog] = []
+    own = [task for task in tasks for _ in range(cfg.self_evolve.policy_episodes)]
+    played = (
+        {"policy": episodes(cfg, benchmark, policy, own, f"collect_{domain.name}_policy", run)} if own else {}
+    )
     for kind, agent in domain.collection_agents.items():
         name = f"collect_{domain.name}_{kind}"
-        logs += episodes(
+        played[kind] = episodes(
             cfg, benchmark, agent, tasks, name, run, harness_for=harness_for, max_turns=COLLECT_MAX_STEPS
         )
-    return logs
+    return played
 
 
 def completion_logps(model, tokenizer, rows: Sequence[Mapping[str, Any]], max_length: int) -> list[float]:
@@ -199,10 +207,15 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     summary: dict[str, Any] = {}
 
     # 1-4: trajectories, attribution, ToolGraphs, DPO pairs
+    model, tokenizer = load_policy(cfg)
+    sampling = build_engine(typed(cfg.model, ModelConfig), model.eval(), tokenizer)  # at model.temperature
     all_logs: list[EventLog] = []
     collected: dict[str, list[EventLog]] = {}
+    policy_logs: dict[str, list[EventLog]] = {}
     for name, domain in domains.items():
-        collected[name] = collect(cfg, run, benchmark, domain)
+        played = collect(cfg, run, benchmark, domain, sampling)
+        policy_logs[name] = played.get("policy", [])
+        collected[name] = [log for logs in played.values() for log in logs]
         all_logs += collected[name]
     successes = {name: [e for e in logs if domains[name].successful(e)] for name, logs in collected.items()}
     controllers = toolgraph_controllers(cfg, benchmark, successes)
@@ -220,6 +233,8 @@ def run(cfg: DictConfig, run: RunContext) -> None:
         pair_counts.update(pairs.counts)
         summary[f"collect/{name}/episodes"] = len(collected[name])
         summary[f"collect/{name}/successes"] = len(successes[name])
+        summary[f"collect/{name}/policy_episodes"] = len(policy_logs[name])
+        summary[f"collect/{name}/policy_successes"] = sum(map(domain.successful, policy_logs[name]))
     # TRL drops pairs whose prompt is not shorter than max_length; count them here instead of failing later
     fits = lambda row: prompt_tokens(tokenizer_for(cfg), row) < cfg.algorithm.max_length  # noqa: E731
     too_long = sum(not fits(row) for row in train_rows + val_rows)
@@ -240,7 +255,6 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     log.info("DPO pairs: %s", dict(pair_counts))
 
     # 5: DPO
-    model, tokenizer = load_policy(cfg)
     selection_rows = val_rows or train_rows
     selection_keep = [{k: row[k] for k in TRL_COLUMNS} for row in selection_rows]
     max_length = cfg.algorithm.max_length

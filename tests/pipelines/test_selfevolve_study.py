@@ -3,6 +3,7 @@ then the report) and, run again, skips every job an earlier run completed."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -43,5 +44,10 @@ def test_the_study_runs_and_a_second_run_skips_what_completed():
         assert second.count("already completed this config: nothing to do") == 2  # the student and the seed
         assert (study / "seeds" / "report.md").exists()
         assert len(list((study / "student").glob("*/checkpoints/final"))) == 1  # trained once
+        first_attempt = sorted((study / "seeds").glob("0_*/summary.json"))[0]
+        summary = json.loads(first_attempt.read_text())["metrics"]
+        # the student's own episodes are collected beside the scripted agents' (one per train task by default)
+        assert summary["collect/multi_turn_base/policy_episodes"] == 2
+        assert summary["collect/multi_turn_base/episodes"] == 2 + 2 * 5  # oracle and 4 perturbed oracles
     finally:
         subprocess.run(["rm", "-rf", str(ROOT / "outputs" / task)])
