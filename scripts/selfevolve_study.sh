@@ -23,6 +23,9 @@ now='${now:%Y-%m-%d_%H-%M-%S}'
 student=$(ls -d "$PWD/$students"/*/checkpoints/final | sort | tail -n 1)  # the completed student
 "$PYTHON" train.py -m +experiment=bfcl_toolgraph_dpo benchmark.category="$CATEGORY" task_name="$TASK" \
   init_from="$student" seed="$SEEDS" resume=true hydra.sweep.dir="$seeds" "hydra.sweep.subdir=\${hydra.job.num}_$now" "$@"
-"$PYTHON" scripts/report.py "$seeds" --metrics \
-  eval/baseline/avg_reward eval/toolgraph/avg_reward eval/toolgraph_dpo/avg_reward \
-  "eval/toolgraph/$CATEGORY/delta/avg_reward" "eval/toolgraph_dpo/$CATEGORY/delta/avg_reward"
+metrics=()
+for score in avg_reward turn_accuracy; do  # BFCL's verdict, and its share of turns passed
+  metrics+=(eval/baseline/$score eval/toolgraph/$score eval/toolgraph_dpo/$score)
+  metrics+=("eval/toolgraph/$CATEGORY/delta/$score" "eval/toolgraph_dpo/$CATEGORY/delta/$score")
+done
+"$PYTHON" scripts/report.py "$seeds" --metrics "${metrics[@]}"
