@@ -1,0 +1,48 @@
+"""Score the finished episodes of one phase of a run from its EventLog, as the run would have scored them:
+python scripts/phase_scores.py RUN PHASE [PHASE ...] [--out FILE]
+
+For a run that was stopped before it wrote ``summary.json`` (killed, or out of time): each phase's
+``eventlogs/<phase>.jsonl`` is scored with the run's own benchmark (``.hydra/config.yaml``) and ``episode_scores``,
+every metric as its mean over tasks with its 95% bootstrap interval (``agenttune.stats.with_intervals``). Prints
+the metrics; --out writes ``{phase: metrics}`` as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+from agenttune.benchmarks.base import load_benchmark
+from agenttune.events.io import load_jsonl
+from agenttune.stats import task_means, with_intervals
+
+
+def phase_scores(run: Path, phase: str) -> dict[str, float]:
+    """The mean of every per-episode score of ``phase`` over its tasks, with ``/n`` and its 95% interval."""
+    benchmark = load_benchmark(OmegaConf.load(run / ".hydra" / "config.yaml"))
+    logs = load_jsonl(run / "eventlogs" / f"{phase}.jsonl")
+    if not logs:
+        raise SystemExit(f"error: {run}/eventlogs/{phase}.jsonl holds no finished episode")
+    scores = benchmark.episode_scores(logs, [])
+    by_task = task_means((benchmark.task_key(log), score) for log, score in zip(logs, scores, strict=True))
+    return with_intervals(list(by_task.values()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path, help="a run folder (.hydra/ and eventlogs/)")
+    parser.add_argument("phases", nargs="+", help="eventlogs/<phase>.jsonl to score, e.g. eval_baseline")
+    parser.add_argument("--out", type=Path, help="also write {phase: metrics} to this JSON file")
+    args = parser.parse_args()
+    results = {phase: phase_scores(args.run, phase) for phase in args.phases}
+    print(json.dumps(results, indent=2))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"run": str(args.run), **results}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""scripts/phase_scores.py scores a phase of a run from its EventLog as the run's benchmark scores it."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from agenttune.benchmarks.base import load_benchmark
+from agenttune.config import repo_root
+from agenttune.events.io import write_jsonl
+from agenttune.stages.phases import scored_episodes
+from tests.conftest import compose_config
+
+pytest.importorskip(
+    "bfcl_eval", reason="needs the bfcl-eval package, which `make setup` installs (--no-deps)"
+)
+
+spec = importlib.util.spec_from_file_location(
+    "phase_scores", Path(repo_root()) / "scripts" / "phase_scores.py"
+)
+phase_scores = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(phase_scores)
+
+
+def test_a_phase_is_scored_from_its_eventlog_with_intervals(tmp_path):
+    cfg = compose_config(["+experiment=tau2_oracle", "benchmark=bfcl_multi_turn"], tmp_path)
+    benchmark = load_benchmark(cfg)
+    tasks = benchmark.tasks("eval", limit=3)
+    (tmp_path / ".hydra").mkdir()
+    OmegaConf.save(cfg, tmp_path / ".hydra" / "config.yaml")
+    for agent in ("oracle", "wrong_argument"):
+        logs, _ = scored_episodes(cfg, benchmark, benchmark.scripted_agent(agent), tasks)
+        write_jsonl(logs, tmp_path / "eventlogs" / f"eval_{agent}.jsonl")
+    oracle = phase_scores.phase_scores(tmp_path, "eval_oracle")
+    assert oracle["avg_reward"] == oracle["turn_accuracy"] == 1.0 and oracle["avg_reward/n"] == 3
+    wrong = phase_scores.phase_scores(tmp_path, "eval_wrong_argument")
+    assert wrong["turn_accuracy"] < 1.0 and wrong["turn_accuracy/ci_low"] <= wrong["turn_accuracy"]
