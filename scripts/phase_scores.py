@@ -3,7 +3,8 @@ python scripts/phase_scores.py RUN PHASE [PHASE ...] [--out FILE]
 
 For a run that was stopped before it wrote ``summary.json`` (killed, or out of time): each phase's
 ``eventlogs/<phase>.jsonl`` is scored with the run's own benchmark (``.hydra/config.yaml``) and ``episode_scores``,
-every metric as its mean over tasks with its 95% bootstrap interval (``agenttune.stats.with_intervals``). Prints
+every metric as its mean over tasks with its 95% bootstrap interval, seeded by the run's ``seed`` (as
+``agenttune.stages.phases.evaluate`` computes them). Prints
 the metrics; --out writes ``{phase: metrics}`` as JSON.
 """
 
@@ -17,18 +18,21 @@ from omegaconf import OmegaConf
 
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.events.io import load_jsonl
-from agenttune.stats import task_means, with_intervals
+from agenttune.pipelines.self_evolve import task_scores
+from agenttune.stats import with_intervals
 
 
 def phase_scores(run: Path, phase: str) -> dict[str, float]:
     """The mean of every per-episode score of ``phase`` over its tasks, with ``/n`` and its 95% interval."""
-    benchmark = load_benchmark(OmegaConf.load(run / ".hydra" / "config.yaml"))
+    cfg = OmegaConf.load(run / ".hydra" / "config.yaml")
+    benchmark = load_benchmark(cfg)
     logs = load_jsonl(run / "eventlogs" / f"{phase}.jsonl")
     if not logs:
         raise SystemExit(f"error: {run}/eventlogs/{phase}.jsonl holds no finished episode")
-    scores = benchmark.episode_scores(logs, [])
-    by_task = task_means((benchmark.task_key(log), score) for log, score in zip(logs, scores, strict=True))
-    return with_intervals(list(by_task.values()))
+    by_task = task_scores(benchmark, logs)
+    if not by_task:
+        raise SystemExit(f"error: benchmark {benchmark.name!r} defines no episode_scores")
+    return with_intervals(list(by_task.values()), cfg.seed)
 
 
 def main() -> None:
