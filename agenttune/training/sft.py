@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agenttune.config import AlgorithmConfig
+from agenttune.events.projections.sft import DEFAULT_WEIGHTS
 from agenttune.training.arguments import common_arguments, trl_config
 from agenttune.training.registry import Algorithm
 from agenttune.training.spec import TrainerSpec
@@ -18,16 +19,8 @@ from agenttune.training.spec import TrainerSpec
 @dataclass
 class SFTAlgorithmConfig(AlgorithmConfig):
     max_length: int = 512  # tokens of a row kept
-    # per-token loss weight by segment kind
-    segment_weights: dict[str, float] = field(
-        default_factory=lambda: {
-            "text": 1.0,
-            "reasoning": 1.0,
-            "tool_call": 2.0,
-            "tool_result": 0.0,
-            "observation": 0.0,
-        }
-    )
+    # per-token loss weight by segment kind, and the floor on each assistant turn's first token (turn_start)
+    segment_weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
 
 
 def build_sft(spec: TrainerSpec):

@@ -49,8 +49,21 @@ def test_weights_are_configurable_and_checked(tokenizer):
         sft_row(search_episode(), tokenizer, {"tool_calls": 1.0})
 
 
-def test_full_row_reads_token_ids_and_spans(tokenizer):
-    log = EventLog.from_dict(
+def test_turn_start_lifts_only_the_first_token_of_each_assistant_turn(tokenizer):
+    log = search_episode()
+    plain, lifted = sft_row(log, tokenizer), sft_row(log, tokenizer, {"turn_start": 8.0})
+    changed = [i for i, (a, b) in enumerate(zip(plain["weights"], lifted["weights"], strict=True)) if a != b]
+    assert len(changed) == 2  # the reasoning-then-call turn and the answer turn
+    openings = [tokenizer.decode(plain["input_ids"][i : i + 4]) for i in changed]
+    assert openings[0].startswith("<think") and openings[1].startswith("<answer")
+    assert all(lifted["weights"][i] == 8.0 for i in changed)
+    assert all(tokenizer.decode(plain["input_ids"][:i]).endswith("<|im_start|>assistant\n") for i in changed)
+    # a floor, not an override: a heavier segment keeps its weight
+    assert sft_row(log, tokenizer, {"turn_start": 0.5})["weights"] == plain["weights"]
+
+
+def full_log():
+    return EventLog.from_dict(
         {
             "id": "f",
             "tier": "full",
@@ -71,12 +84,21 @@ def test_full_row_reads_token_ids_and_spans(tokenizer):
             ],
         }
     )
+
+
+def test_full_row_reads_token_ids_and_spans(tokenizer):
+    log = full_log()
     row = sft_row(log, tokenizer)
     assert row["input_ids"] == log.token_ids
     assert row["weights"] == [0, 0, 0, 0, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0]
     assert sft_row(log, tokenizer, {"tool_result": 0.5})["weights"][7:10] == [0.5] * 3
     # the same log rendered from content instead
     assert tokenizer.decode(sft_row(log, tokenizer, use_tokens=False)["input_ids"]).count("<tool_call>") == 1
+
+
+def test_full_row_turn_start_lifts_the_first_token_of_each_turn(tokenizer):
+    weights = sft_row(full_log(), tokenizer, {"turn_start": 5.0})["weights"]
+    assert weights == [0, 0, 0, 0, 5, 2, 2, 0, 0, 0, 0, 5, 1, 0]
 
 
 def test_light_log_cannot_use_tokens(tokenizer):

@@ -4,7 +4,10 @@ A row is ``{"input_ids": [...], "weights": [...], "log_id": str}``. Weights come
 belongs to, by kind (:data:`DEFAULT_WEIGHTS`, overridable with the config keys ``text``, ``reasoning``,
 ``tool_call``, ``tool_result``, ``observation``); system and user text, template headers and anything else
 weigh 0. The end-of-message tokens of an assistant message (``<|im_end|>`` in ChatML) take the weight of its
-last part, so the model learns where a reply or a tool call ends.
+last part, so the model learns where a reply or a tool call ends. ``turn_start`` is a floor on the weight of
+each assistant turn's first token, the one where the model chooses between a tool call and a text reply: in a
+long agent episode that choice is a handful of tokens among thousands, so a student can fit the rows and still
+never make it (0 leaves it at its segment's weight).
 
 Light logs are rendered with ``tokenizer.apply_chat_template`` (tools from ``EventLog.tools``). Segment
 boundaries are found in characters by rendering message prefixes (and, inside an assistant message, prefixes
@@ -26,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agenttune.events.projections.messages import RenderedMessage, rendered_messages
-from agenttune.events.schema import EventKind, EventLog
+from agenttune.events.schema import GENERATED_KINDS, EventKind, EventLog
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "text": 1.0,
@@ -34,6 +37,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "tool_call": 2.0,
     "tool_result": 0.0,
     "observation": 0.0,
+    "turn_start": 0.0,
 }
 
 
@@ -92,9 +96,13 @@ def _full_row(log: EventLog, table: Mapping[str, float], branch: str) -> tuple[l
     token_weights = [0.0] * len(log.token_ids)
     last_generated = table["text"]
     ordered = sorted(path)
+    turn_starts, in_turn = [], False
     for index in ordered:
         event = log.events[index]
         kind = event.payload.kind
+        if kind in GENERATED_KINDS and not in_turn and event.span is not None:
+            turn_starts.append(event.span[0])
+        in_turn = kind in GENERATED_KINDS
         if kind == EventKind.TURN_COMPLETE:
             weight = last_generated
         else:
@@ -106,7 +114,17 @@ def _full_row(log: EventLog, table: Mapping[str, float], branch: str) -> tuple[l
             token_weights[start:end] = [weight] * (end - start)
     for (start, end), kind in _environment_turns(log, ordered):
         token_weights[start:end] = [_kind_weight(kind, table)] * (end - start)
+    _raise_turn_starts(token_weights, turn_starts, table)
     return list(log.token_ids), token_weights
+
+
+def _raise_turn_starts(
+    token_weights: list[float], turn_starts: list[int], table: Mapping[str, float]
+) -> None:
+    """Lift the weight of each turn's first token to at least ``table["turn_start"]``, in place."""
+    for index in turn_starts:
+        if index < len(token_weights):
+            token_weights[index] = max(token_weights[index], table["turn_start"])
 
 
 ENVIRONMENT_KINDS = frozenset({EventKind.TOOL_RESULT, EventKind.OBSERVATION})
@@ -155,6 +173,7 @@ def _light_row(
     bounds = [0, *(_common_prefix(render(plain[:k]), full) for k in range(1, len(plain))), len(full)]
     # (start char, weight) of each segment in order; a segment runs to the next one's start.
     segments: list[tuple[int, float]] = [(0, 0.0)]
+    turn_start_chars = []
     for k, message in enumerate(messages):
         start, end = bounds[k], bounds[k + 1]
         if message.role != "assistant":
@@ -163,14 +182,16 @@ def _light_row(
             continue
         segments.append((start, 0.0))  # the assistant header the template adds
         header_end = _common_prefix(render(plain[:k], generation_prompt=True), full) if k else start
+        turn_start_chars.append(header_end)
         segments.extend(_assistant_segments(message, plain[:k], render, full, header_end, table))
         segments.append((end, 0.0))
     _check_order(log, segments)
     encoding = tokenizer(full, add_special_tokens=False, return_offsets_mapping=True)
     starts = [s for s, _ in segments]
-    token_weights = [
-        segments[bisect.bisect_right(starts, first) - 1][1] for first, _ in encoding["offset_mapping"]
-    ]
+    token_starts = [first for first, _ in encoding["offset_mapping"]]
+    token_weights = [segments[bisect.bisect_right(starts, first) - 1][1] for first in token_starts]
+    turn_starts = [bisect.bisect_left(token_starts, char) for char in turn_start_chars]
+    _raise_turn_starts(token_weights, turn_starts, table)
     return list(encoding["input_ids"]), token_weights
 
 
