@@ -4,10 +4,13 @@ Rows come from :func:`agenttune.events.projections.sft.sft_row`: ``input_ids`` a
 token, by segment kind: tool calls 2.0, text and reasoning 1.0, tool results and observations 0.0 by default).
 
 The loss (:func:`weighted_token_loss`) is the token-level cross-entropy of each next token, times that token's
-weight, summed and divided by the number of target tokens whose weight is positive, per micro-batch (with
-gradient accumulation the micro-batch losses are averaged, as the Trainer does for losses it cannot count
-across batches). Dividing by the token count, not the weight sum, keeps weights absolute: a token of weight 2.0
-counts twice as much as one of weight 1.0, whatever else is in the batch, and weight 0.0 tokens get no gradient.
+weight, summed and divided by the number of target tokens whose weight is positive in the whole optimizer step:
+with gradient accumulation the Trainer's ``get_batch_samples`` is where that count is taken (as transformers
+counts labels for its own losses), so every weighted token of a step counts the same however its rows fall into
+micro-batches. A per-micro-batch mean would instead give a short row (an agent episode that ends in one reply)
+the pull of a long one, and with batches of one row that is every row. Dividing by the token count, not the
+weight sum, keeps weights absolute: a token of weight 2.0 counts twice as much as one of weight 1.0, whatever
+else is in the batch, and weight 0.0 tokens get no gradient. The count is per process.
 Only the positions that predict a weighted token go through the LM head (the model's ``logits_to_keep``): an agent
 trajectory's rows are mostly tool results of weight 0, and their ``seq x vocab`` logits cost time and memory for
 nothing (a warm-start step 1.24x faster on this CPU, ``scripts/bench/sft_step.py``).
@@ -41,11 +44,13 @@ def weighted_token_loss(
     input_ids: torch.Tensor,
     weights: torch.Tensor,
     positions: torch.Tensor | None = None,
+    num_weighted: int | torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Weighted next-token cross-entropy, normalised by the count of positively weighted target tokens.
 
     ``logits`` is ``(batch, seq, vocab)``, or with ``positions`` ``(batch, len(positions), vocab)``: the logits at
-    those positions only. Position ``t`` predicts ``input_ids[:, t + 1]`` with weight ``weights[:, t + 1]``. A batch
+    those positions only. Position ``t`` predicts ``input_ids[:, t + 1]`` with weight ``weights[:, t + 1]``. The
+    count is this batch's, or ``num_weighted`` (the whole step's, over accumulated micro-batches). A batch
     without weighted tokens gives a zero loss (not NaN).
     """
     if positions is None:
@@ -56,8 +61,8 @@ def weighted_token_loss(
     per_token = F.cross_entropy(
         logits.reshape(-1, logits.size(-1)), targets.reshape(-1), reduction="none"
     ).view_as(target_weights)
-    count = (target_weights > 0).sum().clamp(min=1)
-    return (per_token * target_weights).sum() / count
+    count = (target_weights > 0).sum() if num_weighted is None else torch.as_tensor(num_weighted)
+    return (per_token * target_weights).sum() / count.clamp(min=1)
 
 
 def predicting_positions(weights: torch.Tensor) -> torch.Tensor:
@@ -96,14 +101,20 @@ class WeightedCollator:
 class WeightedSFTTrainer(SFTTrainer):
     """SFTTrainer whose loss weights each token by the ``weights`` column (see the module docstring)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # The loss is a per-micro-batch mean, so let the Trainer average it over gradient accumulation steps.
-        self.model_accepts_loss_kwargs = False
+    # compute_loss divides by the step's weighted tokens, so the Trainer must not divide again by the accumulation
+    loss_is_scaled_for_ga = True
+
+    def get_batch_samples(self, epoch_iterator, num_batches, device):
+        """The step's micro-batches, and its count of weighted target tokens (the Trainer counts labels, which
+        these batches do not have)."""
+        batch_samples, _ = super().get_batch_samples(epoch_iterator, num_batches, device)
+        num_weighted = sum(int((batch["weights"][:, 1:] > 0).sum()) for batch in batch_samples)
+        return batch_samples, num_weighted
 
     def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
         """Weighted cross-entropy of :func:`weighted_token_loss` on one padded batch, with logits only where a row
-        predicts a weighted token (:func:`predicting_positions`)."""
+        predicts a weighted token (:func:`predicting_positions`), divided by the step's weighted tokens
+        (``num_items_in_batch``, from :meth:`get_batch_samples`; this batch's own in evaluation)."""
         input_ids, weights = inputs["input_ids"], inputs["weights"]
         positions = predicting_positions(weights)
         outputs = model(
@@ -112,7 +123,7 @@ class WeightedSFTTrainer(SFTTrainer):
             use_cache=False,
             logits_to_keep=positions,
         )
-        loss = weighted_token_loss(outputs.logits, input_ids, weights, positions)
+        loss = weighted_token_loss(outputs.logits, input_ids, weights, positions, num_items_in_batch)
         mode = "train" if model.training else "eval"
         self._metrics[mode]["weighted_tokens"].append(float((weights[:, 1:] > 0).sum()))
         return (loss, outputs) if return_outputs else loss

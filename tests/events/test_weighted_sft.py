@@ -130,6 +130,43 @@ def test_two_training_steps_change_every_parameter(tiny_model, tokenizer, tmp_pa
     assert unchanged == []
 
 
+def test_accumulated_micro_batches_update_like_one_batch(tiny_model, tokenizer, tmp_path):
+    """The loss divides by the step's weighted tokens, so a 1-row micro-batch does not weigh like a long one."""
+    import copy
+
+    torch.manual_seed(0)
+    short = {"input_ids": torch.randint(3, 1000, (6,)).tolist(), "weights": [0, 0, 0, 0, 1, 1]}
+    long = {"input_ids": torch.randint(3, 1000, (16,)).tolist(), "weights": [0, 0, 0, 0] + [2.0] * 12}
+
+    def one_step(batch_size: int, accumulation: int, name: str) -> dict[str, torch.Tensor]:
+        model = copy.deepcopy(tiny_model)
+        trainer = build_weighted_sft_trainer(
+            model,
+            tokenizer,
+            [short, long],
+            {
+                "max_steps": 1,
+                "per_device_train_batch_size": batch_size,
+                "gradient_accumulation_steps": accumulation,
+                "optim": "sgd",
+                "learning_rate": 1.0,
+                "max_grad_norm": 0.0,
+                "bf16": False,  # autocast rounding differs between a padded batch and its rows
+                "report_to": [],
+                "save_strategy": "no",
+                "use_cpu": True,
+            },  # fmt: skip
+            output_dir=str(tmp_path / name),
+        )
+        trainer.train()
+        return {n: p.detach() - tiny_model.get_parameter(n).detach() for n, p in model.named_parameters()}
+
+    together, accumulated = one_step(2, 1, "together"), one_step(1, 2, "accumulated")
+    assert together["model.embed_tokens.weight"].abs().sum() > 0
+    for name, update in together.items():
+        assert torch.allclose(update, accumulated[name], atol=1e-6), name
+
+
 def test_rows_are_cut_to_max_length_and_unweighted_rows_dropped(tokenizer):
     rows = [
         {"input_ids": [1, 2, 3, 4], "weights": [0, 1, 1, 1]},
