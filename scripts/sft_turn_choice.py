@@ -36,7 +36,8 @@ def turn_choice(run: Path, checkpoint: str, limit: int | None) -> dict[str, floa
     if not logs:
         raise SystemExit(f"error: {run}/eventlogs/teacher_kept.jsonl holds no episode (is it a distill run?)")
     max_length = int(cfg.algorithm.max_length)
-    weighted_logprobs, turn_logprobs, turn_hits = (
+    weighted_counts, weighted_logprobs, turn_logprobs, turn_hits = (
+        [],
         [],
         {k: [] for k in TURN_KINDS.values()},
         {k: [] for k in TURN_KINDS.values()},
@@ -46,7 +47,9 @@ def turn_choice(run: Path, checkpoint: str, limit: int | None) -> dict[str, floa
         ids, weights = row["input_ids"][:max_length], row["weights"][:max_length]
         with torch.no_grad():
             logprobs = model(torch.tensor([ids])).logits[0].log_softmax(-1)  # position t predicts token t + 1
-        weighted_logprobs += [float(logprobs[t - 1, ids[t]]) for t in range(1, len(ids)) if weights[t] > 0]
+        weighted = [t for t in range(1, len(ids)) if weights[t] > 0]
+        weighted_counts.append(len(weighted))
+        weighted_logprobs += [float(logprobs[t - 1, ids[t]]) for t in weighted]
         for event in log.events:
             kind = TURN_KINDS.get(event.payload.kind)
             start = event.span[0] if event.span else None
@@ -65,7 +68,13 @@ def turn_choice(run: Path, checkpoint: str, limit: int | None) -> dict[str, floa
         "tokens/min": min(lengths),
         "tokens/median": statistics.median(lengths),
         "tokens/max": max(lengths),
+        "weighted_tokens/min": min(weighted_counts),
+        "weighted_tokens/median": statistics.median(weighted_counts),
+        "weighted_tokens/max": max(weighted_counts),
         "tool_calls": sum(event.payload.kind == EventKind.TOOL_CALL for log in logs for event in log.events),
+        "rows_without_tool_call": sum(
+            not any(event.payload.kind == EventKind.TOOL_CALL for event in log.events) for log in logs
+        ),
         "weighted_token/mean_logprob": statistics.fmean(weighted_logprobs),
     }
     for kind in TURN_KINDS.values():
