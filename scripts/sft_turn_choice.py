@@ -21,7 +21,7 @@ from omegaconf import OmegaConf
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from agenttune.events.io import load_jsonl
-from agenttune.events.projections.sft import sft_row
+from agenttune.events.projections.sft import assistant_turn_starts, sft_row
 from agenttune.events.schema import EventKind
 
 TURN_KINDS = {EventKind.TOOL_CALL: "tool_call", EventKind.TEXT: "text"}
@@ -50,16 +50,9 @@ def turn_choice(run: Path, checkpoint: str, limit: int | None) -> dict[str, floa
         weighted = [t for t in range(1, len(ids)) if weights[t] > 0]
         weighted_counts.append(len(weighted))
         weighted_logprobs += [float(logprobs[t - 1, ids[t]]) for t in weighted]
-        for event in log.events:
-            kind = TURN_KINDS.get(event.payload.kind)
-            start = event.span[0] if event.span else None
-            if (
-                kind
-                and start is not None
-                and 0 < start < len(ids)
-                and weights[start] > 0
-                and weights[start - 1] == 0
-            ):
+        for start, event_kind in assistant_turn_starts(log):
+            kind = TURN_KINDS.get(event_kind)
+            if kind and 0 < start < len(ids) and weights[start] > 0:
                 turn_logprobs[kind].append(float(logprobs[start - 1, ids[start]]))
                 turn_hits[kind].append(float(int(logprobs[start - 1].argmax()) == ids[start]))
     lengths = [len(log.token_ids) for log in logs]

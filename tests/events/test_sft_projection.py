@@ -6,7 +6,8 @@ import pytest
 from builders import search_episode
 
 from agenttune.events import EventLog
-from agenttune.events.projections import chat_messages, sft_row
+from agenttune.events.projections import assistant_turn_starts, chat_messages, sft_row
+from agenttune.events.schema import EventKind
 
 
 def weight_runs(tokenizer, row) -> list[tuple[float, str]]:
@@ -99,6 +100,7 @@ def test_full_row_reads_token_ids_and_spans(tokenizer):
 def test_full_row_turn_start_lifts_the_first_token_of_each_turn(tokenizer):
     weights = sft_row(full_log(), tokenizer, {"turn_start": 5.0})["weights"]
     assert weights == [0, 0, 0, 0, 5, 2, 2, 0, 0, 0, 0, 5, 1, 0]
+    assert assistant_turn_starts(full_log()) == [(4, EventKind.TOOL_CALL), (11, EventKind.TEXT)]
 
 
 def test_light_log_cannot_use_tokens(tokenizer):

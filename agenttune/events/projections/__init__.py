@@ -5,10 +5,17 @@ from agenttune.events.projections.dpo import dpo_row, dpo_row_by_reward, dpo_row
 from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.events.projections.messages import chat_messages, rendered_messages
 from agenttune.events.projections.rl import rl_row
-from agenttune.events.projections.sft import DEFAULT_WEIGHTS, segment_weights, sft_row, sft_rows
+from agenttune.events.projections.sft import (
+    DEFAULT_WEIGHTS,
+    assistant_turn_starts,
+    segment_weights,
+    sft_row,
+    sft_rows,
+)
 
 __all__ = [
     "DEFAULT_WEIGHTS",
+    "assistant_turn_starts",
     "audit_records",
     "chat_messages",
     "dpo_row",

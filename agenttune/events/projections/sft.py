@@ -96,26 +96,40 @@ def _full_row(log: EventLog, table: Mapping[str, float], branch: str) -> tuple[l
     token_weights = [0.0] * len(log.token_ids)
     last_generated = table["text"]
     ordered = sorted(path)
-    turn_starts, in_turn = [], False
     for index in ordered:
         event = log.events[index]
         kind = event.payload.kind
-        if kind in GENERATED_KINDS and not in_turn and event.span is not None:
-            turn_starts.append(event.span[0])
-        in_turn = kind in GENERATED_KINDS
         if kind == EventKind.TURN_COMPLETE:
             weight = last_generated
         else:
             weight = _kind_weight(kind, table)
-            if kind in (EventKind.TEXT, EventKind.REASONING, EventKind.TOOL_CALL):
+            if kind in GENERATED_KINDS:
                 last_generated = weight
         if event.span is not None and weight:
             start, end = event.span
             token_weights[start:end] = [weight] * (end - start)
     for (start, end), kind in _environment_turns(log, ordered):
         token_weights[start:end] = [_kind_weight(kind, table)] * (end - start)
-    _raise_turn_starts(token_weights, turn_starts, table)
+    _raise_turn_starts(token_weights, [start for start, _ in _turn_starts(log, ordered)], table)
     return list(log.token_ids), token_weights
+
+
+def assistant_turn_starts(log: EventLog, branch: str = "main") -> list[tuple[int, EventKind]]:
+    """Token index of each assistant turn's first token in a full log, with the kind of the event it opens."""
+    log.require_full("assistant_turn_starts")
+    return _turn_starts(log, sorted(log.lineage(branch)))
+
+
+def _turn_starts(log: EventLog, path: list[int]) -> list[tuple[int, EventKind]]:
+    """A turn opens at the first generated event (with a span) after any other event on ``path``."""
+    starts, in_turn = [], False
+    for index in path:
+        event = log.events[index]
+        kind = event.payload.kind
+        if kind in GENERATED_KINDS and not in_turn and event.span is not None:
+            starts.append((event.span[0], kind))
+        in_turn = kind in GENERATED_KINDS
+    return starts
 
 
 def _raise_turn_starts(
