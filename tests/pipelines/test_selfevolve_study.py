@@ -1,4 +1,4 @@
-"""scripts/selfevolve_study.sh runs the BFCL self-evolution study unattended (student, then the method over seeds,
+"""scripts/selfevolve_study.sh runs the self-evolution study on BFCL or tau2 unattended (student, then the method over seeds,
 then the report) and, run again, skips every job an earlier run completed."""
 
 from __future__ import annotations
@@ -30,10 +30,26 @@ TINY = [
 
 
 @pytest.mark.slow
-def test_the_study_runs_and_a_second_run_skips_what_completed():
+@pytest.mark.parametrize(
+    ("benchmark", "domain", "policy_episodes", "scripted_episodes"),
+    [
+        ("bfcl", "multi_turn_base", 2, 2 * 5),  # oracle and 4 perturbed oracles
+        ("tau2", "retail", 2, 2 * 5),
+    ],
+)
+def test_the_study_runs_and_a_second_run_skips_what_completed(
+    benchmark, domain, policy_episodes, scripted_episodes
+):
     task = f"selfevolve_study_test_{os.getpid()}"
-    env = {**os.environ, "TASK": task, "SEEDS": "0", "PYTHON": sys.executable}
-    study = ROOT / "outputs" / task / "multi_turn_base"
+    env = {
+        **os.environ,
+        "BENCHMARK": benchmark,
+        "DOMAIN": domain,
+        "TASK": task,
+        "SEEDS": "0",
+        "PYTHON": sys.executable,
+    }
+    study = ROOT / "outputs" / task / domain
     try:
         for _ in range(2):
             done = subprocess.run(
@@ -47,7 +63,7 @@ def test_the_study_runs_and_a_second_run_skips_what_completed():
         first_attempt = sorted((study / "seeds").glob("0_*/summary.json"))[0]
         summary = json.loads(first_attempt.read_text())["metrics"]
         # the student's own episodes are collected beside the scripted agents' (one per train task by default)
-        assert summary["collect/multi_turn_base/policy_episodes"] == 2
-        assert summary["collect/multi_turn_base/episodes"] == 2 + 2 * 5  # oracle and 4 perturbed oracles
+        assert summary[f"collect/{domain}/policy_episodes"] == policy_episodes
+        assert summary[f"collect/{domain}/episodes"] == policy_episodes + scripted_episodes
     finally:
         subprocess.run(["rm", "-rf", str(ROOT / "outputs" / task)])
