@@ -1,5 +1,5 @@
-"""scripts/selfevolve_study.sh runs the self-evolution study on BFCL or tau2 unattended (student, then the method over seeds,
-then the report) and, run again, skips every job an earlier run completed."""
+"""scripts/selfevolve_study.sh runs the self-evolution study on a BFCL category or a tau2 domain unattended
+(student, then the method over seeds, then the report) and, run again, skips every job an earlier run completed."""
 
 from __future__ import annotations
 
@@ -30,16 +30,8 @@ TINY = [
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("benchmark", "domain", "policy_episodes", "scripted_episodes"),
-    [
-        ("bfcl", "multi_turn_base", 2, 2 * 5),  # oracle and 4 perturbed oracles
-        ("tau2", "retail", 2, 2 * 5),
-    ],
-)
-def test_the_study_runs_and_a_second_run_skips_what_completed(
-    benchmark, domain, policy_episodes, scripted_episodes
-):
+@pytest.mark.parametrize(("benchmark", "domain"), [("bfcl", "multi_turn_base"), ("tau2", "retail")])
+def test_the_study_runs_and_a_second_run_skips_what_completed(benchmark, domain):
     task = f"selfevolve_study_test_{os.getpid()}"
     env = {
         **os.environ,
@@ -63,7 +55,7 @@ def test_the_study_runs_and_a_second_run_skips_what_completed(
         first_attempt = sorted((study / "seeds").glob("0_*/summary.json"))[0]
         summary = json.loads(first_attempt.read_text())["metrics"]
         # the student's own episodes are collected beside the scripted agents' (one per train task by default)
-        assert summary[f"collect/{domain}/policy_episodes"] == policy_episodes
-        assert summary[f"collect/{domain}/episodes"] == policy_episodes + scripted_episodes
+        assert summary[f"collect/{domain}/policy_episodes"] == 2
+        assert summary[f"collect/{domain}/episodes"] == 2 + 2 * 5  # oracle and 4 perturbed oracles
     finally:
         subprocess.run(["rm", "-rf", str(ROOT / "outputs" / task)])
