@@ -1,11 +1,12 @@
 """Score the finished episodes of one phase of a run from its EventLog, as the run would have scored them:
-python scripts/phase_scores.py RUN PHASE [PHASE ...] [--out FILE]
+python scripts/phase_scores.py RUN PHASE [PHASE ...] [--out FILE] [--task-scores]
 
 For a run that was stopped before it wrote ``summary.json`` (killed, or out of time): each phase's
 ``eventlogs/<phase>.jsonl`` is scored with the run's own benchmark (``.hydra/config.yaml``) and ``episode_scores``,
 every metric as its mean over tasks with its 95% bootstrap interval, seeded by the run's ``seed`` (as
 ``agenttune.stages.phases.evaluate`` computes them). Prints
-the metrics; --out writes ``{phase: metrics}`` as JSON.
+the metrics; --out writes ``{phase: metrics}`` as JSON; --task-scores adds each phase's scores per task to the
+run's ``task_scores.json`` (beside the phases there), so that ``scripts/compare_runs.py`` can pair its phases.
 """
 
 from __future__ import annotations
@@ -22,17 +23,30 @@ from agenttune.pipelines.self_evolve import task_scores
 from agenttune.stats import with_intervals
 
 
-def phase_scores(run: Path, phase: str) -> dict[str, float]:
-    """The mean of every per-episode score of ``phase`` over its tasks, with ``/n`` and its 95% interval."""
-    cfg = OmegaConf.load(run / ".hydra" / "config.yaml")
-    benchmark = load_benchmark(cfg)
+def scores_by_task(run: Path, phase: str) -> dict[str, dict[str, float]]:
+    """Each task's mean of every per-episode score of ``phase``, scored by the run's own benchmark."""
+    benchmark = load_benchmark(OmegaConf.load(run / ".hydra" / "config.yaml"))
     logs = load_jsonl(run / "eventlogs" / f"{phase}.jsonl")
     if not logs:
         raise SystemExit(f"error: {run}/eventlogs/{phase}.jsonl holds no finished episode")
     by_task = task_scores(benchmark, logs)
     if not by_task:
         raise SystemExit(f"error: benchmark {benchmark.name!r} defines no episode_scores")
-    return with_intervals(list(by_task.values()), cfg.seed)
+    return by_task
+
+
+def phase_scores(run: Path, phase: str) -> dict[str, float]:
+    """The mean of every per-episode score of ``phase`` over its tasks, with ``/n`` and its 95% interval."""
+    seed = OmegaConf.load(run / ".hydra" / "config.yaml").seed
+    return with_intervals(list(scores_by_task(run, phase).values()), seed)
+
+
+def add_task_scores(run: Path, phases: list[str]) -> None:
+    """Each of ``phases``' scores per task into ``run/task_scores.json``, beside the phases already there."""
+    path = run / "task_scores.json"
+    recorded = json.loads(path.read_text()) if path.exists() else {}
+    recorded |= {phase: scores_by_task(run, phase) for phase in phases}
+    path.write_text(json.dumps(recorded, indent=1))
 
 
 def main() -> None:
@@ -40,8 +54,13 @@ def main() -> None:
     parser.add_argument("run", type=Path, help="a run folder (.hydra/ and eventlogs/)")
     parser.add_argument("phases", nargs="+", help="eventlogs/<phase>.jsonl to score, e.g. eval_baseline")
     parser.add_argument("--out", type=Path, help="also write {phase: metrics} to this JSON file")
+    parser.add_argument(
+        "--task-scores", action="store_true", help="add the scores per task to RUN/task_scores.json"
+    )
     args = parser.parse_args()
     results = {phase: phase_scores(args.run, phase) for phase in args.phases}
+    if args.task_scores:
+        add_task_scores(args.run, args.phases)
     print(json.dumps(results, indent=2))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,10 @@
-"""scripts/phase_scores.py scores a phase of a run from its EventLog as the run's benchmark scores it."""
+"""scripts/phase_scores.py scores a phase of a run from its EventLog as the run's benchmark scores it, and records
+its scores per task where compare_runs pairs them."""
 
 from __future__ import annotations
 
 import importlib.util
+import math
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from agenttune.benchmarks.base import load_benchmark
 from agenttune.config import repo_root
 from agenttune.events.io import write_jsonl
 from agenttune.stages.phases import scored_episodes
+from agenttune.tracking.compare import compare_runs
 from tests.conftest import compose_config
 
 pytest.importorskip(
@@ -38,3 +41,8 @@ def test_a_phase_is_scored_from_its_eventlog_with_intervals(tmp_path):
     assert oracle["avg_reward"] == oracle["turn_accuracy"] == 1.0 and oracle["avg_reward/n"] == 3
     wrong = phase_scores.phase_scores(tmp_path, "eval_wrong_argument")
     assert wrong["turn_accuracy"] < 1.0 and wrong["turn_accuracy/ci_low"] <= wrong["turn_accuracy"]
+
+    phase_scores.add_task_scores(tmp_path, ["eval_oracle", "eval_wrong_argument"])
+    rows = compare_runs(tmp_path, tmp_path, "eval_oracle", "eval_wrong_argument")
+    assert rows["turn_accuracy"]["n"] == 3
+    assert math.isclose(rows["turn_accuracy"]["b_minus_a"], wrong["turn_accuracy"] - 1.0)

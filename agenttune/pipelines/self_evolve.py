@@ -50,7 +50,7 @@ from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
 from agenttune.selfevolve.toolgraph import user_fault_reason
 from agenttune.stages.phases import episodes, policy_engine, toolgraph_controllers
 from agenttune.stages.policy import load_policy, resume_checkpoint, train_policy, typed
-from agenttune.stats import paired_deltas, task_means, with_intervals
+from agenttune.stats import paired_deltas, paired_differences, task_means, with_intervals
 from agenttune.tracking.run import RunContext
 from agenttune.training import TrainingData
 from agenttune.training.checkpoints import checkpoint_folders
@@ -171,18 +171,21 @@ def task_scores(
 
 def compare_variants(
     cfg: DictConfig,
+    run: RunContext,
     benchmark: Benchmark,
     domains: Mapping[str, Domain],
     variants: Mapping[str, Sequence[EventLog]],
 ) -> dict[str, float]:
     """``eval/<variant>/<metric>`` for every variant, and for each variant but ``baseline``, per domain, the tasks it
     improved and regressed (the domain's ``compare``) and the paired change of each overall score (``delta/<metric>``,
-    after minus baseline on the tasks both ran) with its 95% bootstrap interval over tasks."""
+    after minus baseline on the tasks both ran) with its 95% bootstrap interval over tasks. The scores per task go to
+    ``task_scores.json`` under ``eval/<variant>`` and the paired differences under ``eval/<variant>/<domain>/delta``,
+    so that ``scripts/compare_runs.py`` pairs variants and runs, and the report over seeds resamples tasks."""
     metrics: dict[str, float] = {}
     for variant, logs in variants.items():
-        values = benchmark.metrics(logs, []) | with_intervals(
-            list(task_scores(benchmark, logs).values()), cfg.seed
-        )
+        by_task = task_scores(benchmark, logs)
+        run.set_task_scores(f"eval/{variant}", by_task)
+        values = benchmark.metrics(logs, []) | with_intervals(list(by_task.values()), cfg.seed)
         metrics |= {f"eval/{variant}/{key}": value for key, value in values.items()}
         if variant == "baseline":
             continue
@@ -192,12 +195,11 @@ def compare_variants(
             change = domain.compare(before, after)
             metrics[f"eval/{variant}/{name}/improved"] = change["improved"]
             metrics[f"eval/{variant}/{name}/regressed"] = change["regressed"]
-            deltas = paired_deltas(
-                task_scores(benchmark, before, overall=True),
-                task_scores(benchmark, after, overall=True),
-                cfg.seed,
-            )
-            metrics |= {f"eval/{variant}/{name}/{key}": value for key, value in deltas.items()}
+            before_scores = task_scores(benchmark, before, overall=True)
+            after_scores = task_scores(benchmark, after, overall=True)
+            delta = f"eval/{variant}/{name}/delta"
+            metrics |= paired_deltas(before_scores, after_scores, cfg.seed, name=delta)
+            run.set_task_scores(delta, paired_differences(before_scores, after_scores))
     return metrics
 
 
@@ -313,6 +315,6 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     variants["toolgraph_dpo"] = evaluate_policy(
         cfg, run, benchmark, tuned, tokenizer, "eval_toolgraph_dpo", controllers, limit
     )
-    metrics = compare_variants(cfg, benchmark, domains, variants)
+    metrics = compare_variants(cfg, run, benchmark, domains, variants)
     run.log(metrics)
     run.set_summary(metrics)

@@ -41,11 +41,12 @@ def has_seed_groups(rows: Sequence[JobRow]) -> bool:
 
 
 def task_matrix(group: Sequence[JobRow], metric: str) -> np.ndarray | None:
-    """seeds x tasks scores of ``metric`` (``<phase>/<name>``) from each job's task_scores.json, over the tasks
-    every job has; None when a job has no per-task scores of it."""
+    """seeds x tasks scores of ``metric`` (``<phase>/<name>``, the longest phase that prefixes it) from each job's
+    task_scores.json, over the tasks every job has; None when a job has no per-task scores of it."""
     columns = []
     for row in group:
-        phase = next((p for p in row.task_scores if metric.startswith(f"{p}/")), None)
+        phases = [p for p in row.task_scores if metric.startswith(f"{p}/")]
+        phase = max(phases, key=len, default=None)  # eval/toolgraph/airline/delta, not eval/toolgraph
         if phase is None:
             return None
         name = metric.removeprefix(f"{phase}/")

@@ -1,10 +1,13 @@
 """The self-evolution evaluation's comparison with the baseline: improved/regressed task counts and the paired
-reward change with its interval, per domain."""
+reward change with its interval, per domain; the scores per task in task_scores.json, where compare_runs and the
+report over seeds read them."""
 
 from __future__ import annotations
 
+import json
 import math
 
+import numpy as np
 import pytest
 
 pytest.importorskip("tau2.domains.telecom.environment")
@@ -12,6 +15,10 @@ pytest.importorskip("tau2.domains.telecom.environment")
 from agenttune.benchmarks.base import load_benchmark  # noqa: E402
 from agenttune.pipelines.self_evolve import compare_variants  # noqa: E402
 from agenttune.stages.phases import play  # noqa: E402
+from agenttune.tracking.compare import compare_runs  # noqa: E402
+from agenttune.tracking.jobs import JobRow  # noqa: E402
+from agenttune.tracking.run import RunContext  # noqa: E402
+from agenttune.tracking.seeds import task_matrix  # noqa: E402
 from tests.conftest import compose_config  # noqa: E402
 
 
@@ -28,7 +35,8 @@ def test_paired_reward_change_per_domain_against_the_baseline(tmp_path):
         "toolgraph_dpo": play(cfg, benchmark, agent("oracle"), tasks),
         "same": baseline,
     }
-    metrics = compare_variants(cfg, benchmark, {"telecom": benchmark.domain("telecom")}, variants)
+    with RunContext(cfg, tmp_path / "run") as run:
+        metrics = compare_variants(cfg, run, benchmark, {"telecom": benchmark.domain("telecom")}, variants)
 
     rewards = [log.metadata["reward"] for log in baseline]
     assert any(r < 1.0 for r in rewards), "skip_write should fail some of these tasks"
@@ -48,3 +56,14 @@ def test_paired_reward_change_per_domain_against_the_baseline(tmp_path):
         metrics["eval/baseline/avg_reward/ci_high"],
     )
     assert base_low <= sum(rewards) / len(rewards) <= base_high
+
+    by_phase = json.loads((tmp_path / "run" / "task_scores.json").read_text())
+    assert set(by_phase) >= {"eval/baseline", "eval/toolgraph_dpo", "eval/toolgraph_dpo/telecom/delta"}
+    assert len(by_phase["eval/baseline"]) == len(tasks)
+    rows = compare_runs(tmp_path / "run", tmp_path / "run", "eval/baseline", "eval/toolgraph_dpo")
+    assert math.isclose(rows["avg_reward"]["b_minus_a"], gain)  # the same pairing, from the run folder
+    row = JobRow("seed0", {"seed": "0"}, "completed", task_scores=by_phase)
+    matrix = task_matrix([row], "eval/toolgraph_dpo/telecom/delta/avg_reward")
+    assert matrix is not None and math.isclose(
+        float(np.mean(matrix)), gain
+    )  # the delta phase, not eval/toolgraph_dpo
