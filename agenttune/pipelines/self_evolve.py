@@ -17,8 +17,8 @@ divergence-point DPO -> selection -> evaluation of baseline, ToolGraph and ToolG
 6. Checkpoint selection: per checkpoint, the mean chosen reward ``beta * (log p_policy - log p_ref)`` of the
    chosen actions of the validation pairs (train pairs when no task fell in validation) -> keep checkpoints
    with a positive one (all when none is), then the best end-to-end reward of the ToolGraph-wrapped policy on
-   ``SELECTION_TASKS`` eval tasks per domain. ``selected_checkpoint`` and ``select/<checkpoint>/*`` go to the
-   summary.
+   ``SELECTION_TASKS`` train tasks per domain that collection did not play (:func:`selection_tasks`; never a test
+   task). ``selected_checkpoint`` and ``select/<checkpoint>/*`` go to the summary.
 7. Evaluation on ``benchmark.num_eval`` eval tasks per domain with ``harness.max_steps`` steps: ``baseline``
    (the initial policy), ``toolgraph`` (wrapped), ``toolgraph_dpo`` (selected checkpoint, wrapped) ->
    ``eval/<variant>/<metric>`` (the benchmark's metrics; each per-episode score as its mean over tasks with ``/n`` and
@@ -58,7 +58,7 @@ from agenttune.training.checkpoints import checkpoint_folders
 log = logging.getLogger(__name__)
 
 COLLECT_MAX_STEPS = 50  # scripted collection is cheap; tau2's oracle needs the full step budget
-SELECTION_TASKS = 2  # eval tasks per domain for the end-to-end part of checkpoint selection
+SELECTION_TASKS = 2  # held-out train tasks per domain for the end-to-end part of checkpoint selection
 TRL_COLUMNS = ("prompt", "chosen", "rejected", "tools")
 
 
@@ -134,6 +134,26 @@ def load_checkpoint(cfg: DictConfig, path: Path):
     return load_policy(cfg, init_from=str(path))[0]
 
 
+def selection_tasks(benchmark: Benchmark) -> list[Any]:
+    """The ``SELECTION_TASKS`` train tasks of each domain after the ``benchmark.num_train`` that collection plays, so
+    that choosing a checkpoint neither reuses the episodes it was trained from nor looks at a test task."""
+    collected = benchmark.limit("train", None)
+    tasks = []
+    for domain in benchmark.domains:
+        held_out = (
+            benchmark.domain_tasks(domain, "train", 0)[collected : collected + SELECTION_TASKS]
+            if collected
+            else []
+        )
+        if not held_out:
+            raise ValueError(
+                f"benchmark.num_train={collected} leaves no {domain} train task for checkpoint selection: "
+                "lower it below the size of the train split"
+            )
+        tasks += held_out
+    return tasks
+
+
 def checkpoints(run: RunContext) -> list[Path]:
     return checkpoint_folders(run.checkpoint_dir) or [run.checkpoint_dir / "final"]
 
@@ -146,13 +166,13 @@ def evaluate_policy(
     tokenizer,
     name: str,
     controllers: Mapping[str, ToolGraphController] | None,
-    limit: int,
+    tasks: Sequence[Any],
+    split: str = "eval",
 ) -> list[EventLog]:
-    """Episodes of the policy on ``limit`` eval tasks per domain (inside ``controllers`` when given), also sent to
-    the tracker's ``<name>/trajectories`` table."""
-    tasks = [task for domain in benchmark.domains for task in benchmark.domain_tasks(domain, "eval", limit)]
+    """Episodes of the policy on ``tasks`` of ``split`` (inside ``controllers`` when given), also sent to the
+    tracker's ``<name>/trajectories`` table."""
     logs = episodes(cfg, benchmark, policy_engine(cfg, model, tokenizer), tasks, name, run, controllers)
-    run.log_episodes(f"{name}/trajectories", logs, "eval")
+    run.log_episodes(f"{name}/trajectories", logs, split)
     return logs
 
 
@@ -206,6 +226,7 @@ def compare_variants(
 def run(cfg: DictConfig, run: RunContext) -> None:
     benchmark = load_benchmark(cfg)
     domains = {name: benchmark.domain(name) for name in benchmark.domains}
+    selection = selection_tasks(benchmark)  # before any work: a split too small to select on fails here
     summary: dict[str, Any] = {}
 
     # 1-4: trajectories, attribution, ToolGraphs, DPO pairs
@@ -286,7 +307,7 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     for name in positive:
         policy = load_checkpoint(cfg, run.checkpoint_dir / name)
         logs = evaluate_policy(
-            cfg, run, benchmark, policy, tokenizer, f"select_{name}", controllers, SELECTION_TASKS
+            cfg, run, benchmark, policy, tokenizer, f"select_{name}", controllers, selection, "train"
         )
         scores[name]["e2e_reward"] = benchmark.metrics(logs, [])["avg_reward"]
         del policy
@@ -303,17 +324,17 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     log.info("selected %s: %s", selected, scores[selected])
 
     # 7: evaluation
-    limit = cfg.benchmark.num_eval
+    eval_tasks = [task for domain in benchmark.domains for task in benchmark.domain_tasks(domain, "eval")]
     base, _ = load_policy(cfg)
     variants = {
-        "baseline": evaluate_policy(cfg, run, benchmark, base, tokenizer, "eval_baseline", None, limit),
+        "baseline": evaluate_policy(cfg, run, benchmark, base, tokenizer, "eval_baseline", None, eval_tasks),
         "toolgraph": evaluate_policy(
-            cfg, run, benchmark, base, tokenizer, "eval_toolgraph", controllers, limit
+            cfg, run, benchmark, base, tokenizer, "eval_toolgraph", controllers, eval_tasks
         ),
     }
     tuned = load_checkpoint(cfg, run.checkpoint_dir / selected)
     variants["toolgraph_dpo"] = evaluate_policy(
-        cfg, run, benchmark, tuned, tokenizer, "eval_toolgraph_dpo", controllers, limit
+        cfg, run, benchmark, tuned, tokenizer, "eval_toolgraph_dpo", controllers, eval_tasks
     )
     metrics = compare_variants(cfg, run, benchmark, domains, variants)
     run.log(metrics)

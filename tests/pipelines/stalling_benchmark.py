@@ -51,13 +51,17 @@ def answered(completions, answer, **kwargs) -> list[float]:
     return [float(gold in text) for text, gold in zip(completions, answer, strict=True)]
 
 
+SPLIT_SIZE = 8  # calculator tasks in each split
+
+
 @register("stalling")
 class Stalling(Benchmark):
     domains = ["calc"]
 
     def tasks(self, split, limit=None):
-        n = self.limit(split, limit)
-        return tasks(2 * n)[:n] if split == "train" else tasks(2 * n)[n:]
+        pool = tasks(2 * SPLIT_SIZE)
+        split_tasks = pool[:SPLIT_SIZE] if split == "train" else pool[SPLIT_SIZE:]
+        return split_tasks[: self.limit(split, limit) or SPLIT_SIZE]
 
     def harness(self, task):
         return StallingHarness()
