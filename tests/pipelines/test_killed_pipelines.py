@@ -45,7 +45,7 @@ CASES = {
         "train/step-0.jsonl",
     ),  # fmt: skip
     "self_evolve": (
-        4,
+        6,  # the policy's 3 episodes take a step each, the oracle's 2: stalls in the oracle's second episode
         ["pipeline=self_evolve", "algorithm=dpo", "benchmark.num_train=3"],
         "collect_calc_oracle.jsonl",
     ),
