@@ -57,5 +57,8 @@ def test_the_study_runs_and_a_second_run_skips_what_completed(benchmark, domain)
         # the student's own episodes are collected beside the scripted agents' (one per train task by default)
         assert summary[f"collect/{domain}/policy_episodes"] == 2
         assert summary[f"collect/{domain}/episodes"] == 2 + 2 * 5  # oracle and 4 perturbed oracles
+        # scores per task, where the report over seeds resamples tasks as well as seeds
+        by_task = json.loads(first_attempt.with_name("task_scores.json").read_text())
+        assert len(by_task["eval/baseline"]) == 1 and len(by_task[f"eval/toolgraph_dpo/{domain}/delta"]) == 1
     finally:
         subprocess.run(["rm", "-rf", str(ROOT / "outputs" / task)])
