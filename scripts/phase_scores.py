@@ -35,18 +35,22 @@ def scores_by_task(run: Path, phase: str) -> dict[str, dict[str, float]]:
     return by_task
 
 
+def with_task_intervals(run: Path, by_task: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The mean of every score over the tasks, with ``/n`` and its 95% interval seeded by the run's ``seed``."""
+    return with_intervals(list(by_task.values()), OmegaConf.load(run / ".hydra" / "config.yaml").seed)
+
+
 def phase_scores(run: Path, phase: str) -> dict[str, float]:
     """The mean of every per-episode score of ``phase`` over its tasks, with ``/n`` and its 95% interval."""
-    seed = OmegaConf.load(run / ".hydra" / "config.yaml").seed
-    return with_intervals(list(scores_by_task(run, phase).values()), seed)
+    return with_task_intervals(run, scores_by_task(run, phase))
 
 
-def add_task_scores(run: Path, phases: list[str]) -> None:
-    """Each of ``phases``' scores per task into ``run/task_scores.json``, beside the phases already there."""
+def add_task_scores(run: Path, by_phase: dict[str, dict[str, dict[str, float]]]) -> None:
+    """Each phase's scores per task (phase -> task -> metric) into ``run/task_scores.json``, beside the phases
+    already there."""
     path = run / "task_scores.json"
     recorded = json.loads(path.read_text()) if path.exists() else {}
-    recorded |= {phase: scores_by_task(run, phase) for phase in phases}
-    path.write_text(json.dumps(recorded, indent=1))
+    path.write_text(json.dumps(recorded | by_phase, indent=1))
 
 
 def main() -> None:
@@ -58,9 +62,10 @@ def main() -> None:
         "--task-scores", action="store_true", help="add the scores per task to RUN/task_scores.json"
     )
     args = parser.parse_args()
-    results = {phase: phase_scores(args.run, phase) for phase in args.phases}
+    by_phase = {phase: scores_by_task(args.run, phase) for phase in args.phases}  # each phase scored once
+    results = {phase: with_task_intervals(args.run, by_task) for phase, by_task in by_phase.items()}
     if args.task_scores:
-        add_task_scores(args.run, args.phases)
+        add_task_scores(args.run, by_phase)
     print(json.dumps(results, indent=2))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -42,7 +42,8 @@ def test_a_phase_is_scored_from_its_eventlog_with_intervals(tmp_path):
     wrong = phase_scores.phase_scores(tmp_path, "eval_wrong_argument")
     assert wrong["turn_accuracy"] < 1.0 and wrong["turn_accuracy/ci_low"] <= wrong["turn_accuracy"]
 
-    phase_scores.add_task_scores(tmp_path, ["eval_oracle", "eval_wrong_argument"])
+    phases = ["eval_oracle", "eval_wrong_argument"]
+    phase_scores.add_task_scores(tmp_path, {p: phase_scores.scores_by_task(tmp_path, p) for p in phases})
     rows = compare_runs(tmp_path, tmp_path, "eval_oracle", "eval_wrong_argument")
     assert rows["turn_accuracy"]["n"] == 3
     assert math.isclose(rows["turn_accuracy"]["b_minus_a"], wrong["turn_accuracy"] - 1.0)
