@@ -45,7 +45,7 @@ from agenttune.events.projections.evaluator import evaluator_input
 from agenttune.tracking.curves import checkpoint_step, plot_curves, resumed_records, resumed_series
 from agenttune.tracking.group_signal import group_signal
 from agenttune.tracking.jobs import JobRow, load_jobs
-from agenttune.tracking.report import job_name, swept_keys
+from agenttune.tracking.report import interval_records, job_name, swept_keys
 from agenttune.tracking.seeds import merge_seeds, seed_groups
 
 DELTAS = ["delta_rl/reward", "delta_rl/hit@8", "delta_rl/em", "delta_rl/f1", "delta_rl/tool_call_rate"]
@@ -99,19 +99,6 @@ def curves(folder: Path) -> None:
 SUMMARY = DELTAS + ["eval_warm/reward", "eval_after/reward", "eval_warm/hit@8", "eval_after/hit@8"]
 
 
-def summary_values(values: dict) -> dict:
-    """Each of SUMMARY as value, ci_low, ci_high, n (and seeds, over seeds) from a job's or a merged row's metrics."""
-    out = {}
-    for metric in SUMMARY:
-        if metric in values:
-            out[metric] = {
-                key: values.get(f"{metric}/{key}" if key != "value" else metric)
-                for key in ("value", "ci_low", "ci_high", "n", "seeds")
-                if (f"{metric}/{key}" if key != "value" else metric) in values
-            }
-    return out
-
-
 def deltas(folder: Path) -> None:
     found = [(path, row) for path, row in jobs(folder) if row.status == "completed"]
     if not found:
@@ -122,7 +109,7 @@ def deltas(folder: Path) -> None:
             label(row, rows): {
                 "job": row.job,
                 "wall_time_s": json.loads((path / "summary.json").read_text()).get("wall_time_s"),
-                "metrics": summary_values(row.metrics),
+                "metrics": interval_records(row.metrics, SUMMARY),
             }
             for path, row in found
         },
@@ -131,7 +118,7 @@ def deltas(folder: Path) -> None:
     for group in seed_groups(rows):
         if len(group) > 1:
             merged = merge_seeds(group, SUMMARY)
-            out["over_seeds"][label(merged, rows)] = summary_values(merged.metrics)
+            out["over_seeds"][label(merged, rows)] = interval_records(merged.metrics, SUMMARY)
     target = folder / "deltas.json"
     target.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {target}")

@@ -1,4 +1,5 @@
-"""Write report.md and report.html for a multirun folder: python scripts/report.py outputs/<task>/multiruns/<time>
+"""Write report.md, report.html and report.json for a multirun folder:
+python scripts/report.py outputs/<task>/multiruns/<time>
 
 Jobs differing only by seed (+sweep=seeds) are grouped into one row with an interval over seeds and tasks; a
 requested metric is looked up in each job's summary.json, then metrics.jsonl, and named when no job has it.
@@ -39,7 +40,7 @@ def main() -> None:
             workspaces()  # a missing wandb-workspaces stops before anything is written
         collected = collect(args.sweep_dir, args.metrics)
         md_path, html_path = write_report(args.sweep_dir, seed=args.seed, collected=collected)
-        print(f"wrote {md_path} and {html_path}")
+        print(f"wrote {md_path}, {html_path} and {md_path.with_suffix('.json')}")
         if args.wandb:
             rows, metrics, _ = collected
             print(publish(Path(args.sweep_dir), rows, varying_metrics(rows, metrics)))

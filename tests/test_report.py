@@ -86,6 +86,32 @@ def test_jobs_differing_only_by_seed_are_one_row_with_an_interval_over_seeds_and
         and "| 4 | algorithm.learning_rate=2e-05, seed=1 | completed |" in md_path.read_text()
     )
     assert (tmp_path / "plot_algorithm.learning_rate_eval_em.png").exists()
+    # report.json: the same numbers, per job and per seed group, for a page to link to
+    numbers = json.loads((tmp_path / "report.json").read_text())
+    low, high = seed_task_interval(np.array(matrices["2e-05"]), seed=0)
+    assert numbers["over_seeds"]["algorithm.learning_rate=2e-05, seed=0,1,2"]["eval/em"] == pytest.approx(
+        {"value": np.mean(matrices["2e-05"]), "ci_low": low, "ci_high": high, "n": 10, "seeds": 3}
+    )
+    assert numbers["jobs"]["4"]["eval/em"] == {
+        "value": json.loads((tmp_path / "4" / "summary.json").read_text())["metrics"]["eval/em"],
+        "n": 10,
+    }
+
+
+def test_a_job_run_at_the_default_seed_joins_the_seeds_swept_beside_it(tmp_path):
+    for seed in range(3):
+        tasks = {f"q{t}": {"em": float((t + seed) % 3 == 0)} for t in range(6)}
+        write_job(
+            tmp_path / f"seed{seed}",
+            ["+experiment=smoke", *([f"seed={seed}"] if seed else [])],  # seed 0: the config's default
+            {"eval/em": float(np.mean([s["em"] for s in tasks.values()]))},
+            task_scores={"eval": tasks},
+        )
+        (tmp_path / f"seed{seed}" / ".hydra" / "config.yaml").write_text(f"seed: {seed}\n")
+    write_report(tmp_path)
+    numbers = json.loads((tmp_path / "report.json").read_text())
+    assert list(numbers["over_seeds"]) == ["seed=0,1,2"]
+    assert numbers["over_seeds"]["seed=0,1,2"]["eval/em"]["seeds"] == 3
 
 
 def test_merged_seeds_plot_under_their_seeds_though_the_mean_rounds_above_its_interval(tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ class JobRow:
     overrides: dict[str, str]
     status: str
     metrics: dict[str, Any] = field(default_factory=dict)
-    config: dict[str, str] = field(default_factory=dict)  # TAU2_PARAMS values from .hydra/config.yaml
+    config: dict[str, str] = field(default_factory=dict)  # CONFIG_KEYS values from .hydra/config.yaml
     logged: dict[str, float] = field(default_factory=dict)  # the last value of each metric in metrics.jsonl
     task_scores: dict[str, Any] = field(
         default_factory=dict
@@ -38,6 +38,9 @@ class JobRow:
 
 # tau2 sweep table columns: name -> config key
 TAU2_PARAMS = {"beta": "algorithm.beta", "lr": "algorithm.learning_rate", "steps": "algorithm.max_steps"}
+# what a row keeps of its composed config: the tau2 columns, and the seed (a job run at the default seed has no
+# seed override, yet belongs with the seeds swept beside it)
+CONFIG_KEYS = [*TAU2_PARAMS.values(), "seed"]
 
 
 def config_values(folder: Path, keys: list[str]) -> dict[str, str]:
@@ -107,7 +110,7 @@ def load_jobs(sweep_dir: str | Path) -> list[JobRow]:
             if overrides_file.exists()
             else {}
         )
-        config = config_values(folder, list(TAU2_PARAMS.values()))
+        config = config_values(folder, CONFIG_KEYS)
         scores_file = folder / "task_scores.json"
         task_scores = json.loads(scores_file.read_text()) if scores_file.exists() else {}
         rows.append(

@@ -9,7 +9,8 @@ seeds, an interval over seeds and tasks), above the per-job table. Requested met
 ``summary.json`` and then as their last value in ``metrics.jsonl``; one that no job has is named in the report
 (with close names). Plots: each metric against each swept numeric value, and each metric with an interval across
 the rows, intervals drawn as error bars. Written as ``report.md`` and ``report.html`` (plots as PNG files beside
-them) in the sweep folder.
+them) in the sweep folder, and the same numbers as ``report.json`` (:func:`interval_records`: each job's, and each
+seed group's under ``over_seeds``), the file a page's linked values point to.
 
 A tau2 self-evolution sweep (jobs whose summary has ``selected_checkpoint``) gets the paper's table: beta, lr
 and steps read from each job's ``.hydra/config.yaml`` (whatever was swept: plain values or a ``dpo_config``
@@ -98,9 +99,29 @@ def numeric_swept_keys(rows: list[JobRow]) -> list[str]:
     ]
 
 
+def interval_records(values: dict[str, Any], metrics: list[str]) -> dict[str, dict[str, Any]]:
+    """Each of ``metrics`` in ``values`` (a job's or a merged row's metrics) as a record of its value and the
+    companions it has: ``{"value", "ci_low", "ci_high", "n", "seeds"}``."""
+    records = {}
+    for metric in metrics:
+        if is_number(values.get(metric)):
+            parts = ("ci_low", "ci_high", "n", "seeds")
+            records[metric] = {
+                "value": values[metric],
+                **{part: values[f"{metric}/{part}"] for part in parts if f"{metric}/{part}" in values},
+            }
+    return records
+
+
 def job_name(row: JobRow, keys: list[str]) -> str:
     """The job named by its values of the override ``keys`` (those that differ between jobs)."""
     return ", ".join(f"{key}={row.overrides[key]}" for key in keys if key in row.overrides)
+
+
+def group_name(merged: JobRow, groups: list[JobRow]) -> str:
+    """A seed group named by the overrides that set it apart from the other groups, then its seeds."""
+    keys = [key for key in swept_keys(groups) if key != SEED_KEY]
+    return job_name(merged, [*keys, SEED_KEY])
 
 
 def numeric_metrics(rows: list[JobRow]) -> list[str]:
@@ -372,16 +393,22 @@ def write_report(
     seed: int = 0,
     collected: tuple[list[JobRow], list[str], list[str]] | None = None,
 ) -> tuple[Path, Path]:
-    """Write report.md and report.html (with plots) into ``sweep_dir``; returns their paths. A requested metric no
+    """Write report.md and report.html (with plots) and report.json into ``sweep_dir``; returns the first two. A requested metric no
     job has is named in the report and in a warning. ``seed`` seeds the bootstrap over seeds and tasks. The page
     opens with what it is of (:func:`provenance`); the selected configuration of a tau2 sweep is highlighted.
     ``collected``: what :func:`collect` returned, when the caller has it (the W&B report reads the same rows)."""
     sweep_dir = Path(sweep_dir)
     rows, metrics, missing = collected or collect(sweep_dir, metrics)
     sections = [(f"Report: {sweep_dir.name}", rows)]
+    grouped = []
     if has_seed_groups(rows):
         grouped = [merge_seeds(group, metrics, seed) for group in seed_groups(rows)]
         sections = [(f"Report: {sweep_dir.name}, across seeds", grouped), ("Jobs", rows)]
+    numbers = {
+        "jobs": {row.job: interval_records({**row.logged, **row.metrics}, metrics) for row in rows},
+        "over_seeds": {group_name(row, grouped): interval_records(row.metrics, metrics) for row in grouped},
+    }
+    (sweep_dir / "report.json").write_text(json.dumps(numbers, indent=1) + "\n")
     about = provenance(sweep_dir, rows)
     md_lines: list[str] = []
     html_parts: list[str] = [

@@ -26,6 +26,11 @@ from agenttune.tracking.jobs import JobRow
 SEED_KEY = "seed"
 
 
+def job_seed(row: JobRow) -> str | None:
+    """The job's seed: its ``seed`` override, else the seed of its composed config (a run at the default seed)."""
+    return row.overrides.get(SEED_KEY, row.config.get(SEED_KEY))
+
+
 def seed_groups(rows: Sequence[JobRow]) -> list[list[JobRow]]:
     """Rows grouped by their overrides other than ``seed``, in first-seen order."""
     groups: dict[tuple, list[JobRow]] = {}
@@ -37,7 +42,7 @@ def seed_groups(rows: Sequence[JobRow]) -> list[list[JobRow]]:
 
 def has_seed_groups(rows: Sequence[JobRow]) -> bool:
     """Whether some jobs differ only by ``seed``."""
-    return any(len({row.overrides.get(SEED_KEY) for row in group}) > 1 for group in seed_groups(rows))
+    return any(len({job_seed(row) for row in group}) > 1 for group in seed_groups(rows))
 
 
 def task_matrix(group: Sequence[JobRow], metric: str) -> np.ndarray | None:
@@ -83,7 +88,7 @@ def merge_seeds(group: Sequence[JobRow], metrics: Sequence[str], seed: int = 0) 
             f"{metric}/seeds": matrix.shape[0],
         }
     done = sum(row.status == "completed" for row in group)
-    seeds = ",".join(row.overrides.get(SEED_KEY, "?") for row in group)
+    seeds = ",".join(job_seed(row) or "?" for row in group)
     return replace(
         group[0],
         job=",".join(row.job for row in group),
