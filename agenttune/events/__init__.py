@@ -20,17 +20,8 @@ from agenttune.events.io import (
     write_jsonl,
     write_parquet,
 )
-from agenttune.events.schema import (
-    GENERATED_KINDS,
-    SCHEMA_VERSION,
-    Branch,
-    Event,
-    EventKind,
-    EventLog,
-    EventLogError,
-    TierError,
-    replace,
-)
+from agenttune.events.kinds import GENERATED_KINDS, SCHEMA_VERSION, EventKind, EventLogError
+from agenttune.events.schema import Branch, Event, EventLog, TierError, replace
 
 __all__ = [
     "GENERATED_KINDS",

@@ -16,7 +16,7 @@ events plus, for each ancestor, that ancestor's events up to and including the f
 Rules checked when a log is built or read (:mod:`agenttune.events.validation`; every message names the event
 by index and kind):
 
-* Versions: ``schema_version`` is one of :data:`SUPPORTED_VERSIONS`. 1.1 added, all optional and defaulted:
+* Versions: ``schema_version`` is one of :data:`~agenttune.events.kinds.SUPPORTED_VERSIONS`. 1.1 added, all optional and defaulted:
   ``Event.metadata``, ``ToolResultPayload.metadata`` and ``EventLog.generated_spans``.
 * Branches: ids are unique, ``"main"`` has no parent, every parent and every event's branch is declared,
   parents form no cycle, and a branch's events come after its fork index.
@@ -26,7 +26,7 @@ by index and kind):
   ``tier="full"`` to keep them).
 * Full tier proves which tokens the model generated. ``token_ids`` is the whole conversation rendered by the
   chat template, prompt included. The model-generated tokens are (1) the span of every event of
-  :data:`GENERATED_KINDS` whose actor is ``"agent"`` (the tokens sampled for it, wrapper tokens such as
+  :data:`~agenttune.events.kinds.GENERATED_KINDS` whose actor is ``"agent"`` (the tokens sampled for it, wrapper tokens such as
   ``<tool_call>`` tags included), which must carry a span and one logprob per token; (2) any other span
   that carries logprobs, typically a TURN_COMPLETE by the agent holding the sampled end-of-turn token; and
   (3) when the engine records them, the ranges in ``generated_spans``, each of which must lie inside spans
@@ -38,24 +38,14 @@ by index and kind):
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from typing import Any, ClassVar, Literal, TypeVar
 
 import msgspec
 
-SCHEMA_VERSION = "1.1"
-SUPPORTED_VERSIONS = frozenset({"1.0", "1.1"})
+from agenttune.events.kinds import SCHEMA_VERSION, EventKind, EventLogError
+from agenttune.events.validation import check_log
 
 _S = TypeVar("_S", bound="Strict")
-
-
-class EventLogError(ValueError):
-    """Data that is not a valid EventLog: a broken rule, an unknown, missing or mistyped field, or bad JSON.
-
-    The message names the failing field path (``events[3].payload: ...``) or the event (``event 3 (tool_call)
-    ...``). Raised by :meth:`EventLog.from_json`, :meth:`EventLog.from_dict` and by the cross-event rules when a
-    log is built.
-    """
 
 
 class Strict(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
@@ -65,24 +55,6 @@ class Strict(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc=
     ``gc=False``: schema objects form trees (no reference cycles), so the cyclic collector need not track
     them. Constructors do not check field types; decoding (:meth:`EventLog.from_json`, ``from_dict``) does.
     """
-
-
-class EventKind(StrEnum):
-    SYSTEM = "system"
-    USER = "user"
-    TEXT = "text"
-    REASONING = "reasoning"
-    TOOL_CALL = "tool_call"
-    TOOL_RESULT = "tool_result"
-    OBSERVATION = "observation"
-    TURN_COMPLETE = "turn_complete"
-    REWARD = "reward"
-    MEMORY_OP = "memory_op"
-    ERROR = "error"
-
-
-# Kinds whose content the policy produced: in a full log they carry token spans and logprobs.
-GENERATED_KINDS = frozenset({EventKind.TEXT, EventKind.REASONING, EventKind.TOOL_CALL})
 
 
 class PayloadBase(Strict, tag_field="kind"):
@@ -215,8 +187,6 @@ class EventLog(Strict, kw_only=True):
     generated_spans: list[tuple[int, int]] | None = None
 
     def __post_init__(self) -> None:
-        from agenttune.events.validation import check_log
-
         check_log(self)  # raises EventLogError; decoding wraps it into msgspec.ValidationError, see from_json
 
     @classmethod

@@ -16,7 +16,7 @@ import json
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from agenttune.events.schema import GENERATED_KINDS, SUPPORTED_VERSIONS, EventKind, EventLogError
+from agenttune.events.kinds import GENERATED_KINDS, SUPPORTED_VERSIONS, EventKind, EventLogError
 
 if TYPE_CHECKING:
     from agenttune.events.schema import Event, EventLog

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from agenttune.events.kinds import GENERATED_KINDS
 from agenttune.events.schema import (
-    GENERATED_KINDS,
     Branch,
     ErrorPayload,
     Event,

@@ -28,8 +28,9 @@ import bisect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agenttune.events.kinds import GENERATED_KINDS
 from agenttune.events.projections.messages import RenderedMessage, rendered_messages
-from agenttune.events.schema import GENERATED_KINDS, EventKind, EventLog
+from agenttune.events.schema import EventKind, EventLog
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "text": 1.0,
