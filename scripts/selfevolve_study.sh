@@ -3,7 +3,7 @@
 # into the student (+experiment=bfcl_distill or tau2_distill), then the whole method from that student over seeds
 # (+experiment=bfcl_toolgraph_dpo or tau2_toolgraph_dpo: baseline / ToolGraph / ToolGraph + DPO on the same test
 # tasks, paired deltas with 95% intervals), then the report over seeds (scripts/report.py: one row with the
-# interval over seeds and tasks). Resumable: run it again after a kill and every job continues (resume=true: a
+# interval over seeds and tasks; report.json holds its numbers). Resumable: run it again after a kill and every job continues (resume=true: a
 # completed job is skipped, a killed one continues from its newest checkpoint; each attempt gets its own
 # timestamped folder beside the earlier ones, where resume looks).
 #   scripts/selfevolve_study.sh                                   # BFCL multi_turn_base, seeds 0,1,2
@@ -42,5 +42,6 @@ metrics=()
 for score in "${scores[@]}"; do
   metrics+=(eval/baseline/$score eval/toolgraph/$score eval/toolgraph_dpo/$score)
   metrics+=("eval/toolgraph/$DOMAIN/delta/$score" "eval/toolgraph_dpo/$DOMAIN/delta/$score")
+  metrics+=("eval/toolgraph_dpo/$DOMAIN/minus_toolgraph/$score")  # what DPO added to ToolGraph
 done
 "$PYTHON" scripts/report.py "$seeds" --metrics "${metrics[@]}"

@@ -1,6 +1,6 @@
 """The vocabulary the EventLog schema (:mod:`agenttune.events.schema`) and its cross-event rules
-(:mod:`agenttune.events.validation`) share: versions, event kinds and the error both raise (``schema`` imports them from here, so the rules need not
-import the schema they check)."""
+(:mod:`agenttune.events.validation`) share: versions, event kinds and the error both raise. ``schema`` imports
+them from here, so the rules need not import the schema they check."""
 
 from enum import StrEnum
 

@@ -24,7 +24,9 @@ divergence-point DPO -> selection -> evaluation of baseline, ToolGraph and ToolG
    ``eval/<variant>/<metric>`` (the benchmark's metrics; each per-episode score as its mean over tasks with ``/n`` and
    a 95% bootstrap interval) and, against the baseline on the same tasks, per domain, as the method's paper reports
    it: ``eval/<variant>/<domain>/improved|regressed`` (task counts) and the paired reward change
-   ``eval/<variant>/<domain>/delta/<metric>`` with its interval (``/ci_low``, ``/ci_high``; above zero: improved).
+   ``eval/<variant>/<domain>/delta/<metric>`` with its interval (``/ci_low``, ``/ci_high``; above zero: improved);
+   and against the variant before it, what the step itself changed (DPO over ToolGraph):
+   ``eval/toolgraph_dpo/<domain>/minus_toolgraph/<metric>``.
 """
 
 from __future__ import annotations
@@ -196,30 +198,38 @@ def compare_variants(
     domains: Mapping[str, Domain],
     variants: Mapping[str, Sequence[EventLog]],
 ) -> dict[str, float]:
-    """``eval/<variant>/<metric>`` for every variant, and for each variant but ``baseline``, per domain, the tasks it
-    improved and regressed (the domain's ``compare``) and the paired change of each overall score (``delta/<metric>``,
-    after minus baseline on the tasks both ran) with its 95% bootstrap interval over tasks. The scores per task go to
-    ``task_scores.json`` under ``eval/<variant>`` and the paired differences under ``eval/<variant>/<domain>/delta``,
-    so that ``scripts/compare_runs.py`` pairs variants and runs, and the report over seeds resamples tasks."""
+    """``eval/<variant>/<metric>`` for every variant, and for each after the first (``baseline``), per domain, the
+    tasks it improved and regressed (the domain's ``compare``) and the paired change of each overall score
+    (``delta/<metric>``, after minus baseline on the tasks both ran) with its 95% bootstrap interval over tasks;
+    a variant after the second is also paired with the one before it (``minus_<previous>/<metric>``). The scores
+    per task go to ``task_scores.json`` under ``eval/<variant>`` and the paired differences under
+    ``eval/<variant>/<domain>/delta`` (and ``.../minus_<previous>``), so that ``scripts/compare_runs.py`` pairs
+    variants and runs, and the report over seeds resamples tasks."""
     metrics: dict[str, float] = {}
-    for variant, logs in variants.items():
+    names = list(variants)
+    for index, (variant, logs) in enumerate(variants.items()):
         by_task = task_scores(benchmark, logs)
         run.set_task_scores(f"eval/{variant}", by_task)
         values = benchmark.metrics(logs, []) | with_intervals(list(by_task.values()), cfg.seed)
         metrics |= {f"eval/{variant}/{key}": value for key, value in values.items()}
-        if variant == "baseline":
+        if index == 0:
             continue
         for name, domain in domains.items():
-            before = [e for e in variants["baseline"] if e.metadata.get("domain") == name]
-            after = [e for e in logs if e.metadata.get("domain") == name]
-            change = domain.compare(before, after)
+            in_domain = {
+                v: [e for e in variants[v] if e.metadata.get("domain") == name] for v in names[: index + 1]
+            }
+            change = domain.compare(in_domain[names[0]], in_domain[variant])
             metrics[f"eval/{variant}/{name}/improved"] = change["improved"]
             metrics[f"eval/{variant}/{name}/regressed"] = change["regressed"]
-            before_scores = task_scores(benchmark, before, overall=True)
-            after_scores = task_scores(benchmark, after, overall=True)
-            delta = f"eval/{variant}/{name}/delta"
-            metrics |= paired_deltas(before_scores, after_scores, cfg.seed, name=delta)
-            run.set_task_scores(delta, paired_differences(before_scores, after_scores))
+            after = task_scores(benchmark, in_domain[variant], overall=True)
+            references = {"delta": names[0]} | (
+                {f"minus_{names[index - 1]}": names[index - 1]} if index > 1 else {}
+            )
+            for label, reference in references.items():
+                before = task_scores(benchmark, in_domain[reference], overall=True)
+                key = f"eval/{variant}/{name}/{label}"
+                metrics |= paired_deltas(before, after, cfg.seed, name=key)
+                run.set_task_scores(key, paired_differences(before, after))
     return metrics
 
 

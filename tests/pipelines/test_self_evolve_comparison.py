@@ -50,6 +50,11 @@ def test_paired_reward_change_per_domain_against_the_baseline(tmp_path):
     assert "eval/toolgraph_dpo/telecom/delta/telecom/avg_reward" not in metrics  # overall scores only
     same = [metrics[f"eval/same/telecom/delta/avg_reward{end}"] for end in ("", "/ci_low", "/ci_high")]
     assert same == [0.0, 0.0, 0.0]  # no change: a zero-width interval at zero
+    # the third variant against the one before it: the skip_write baseline again, minus the oracle
+    assert math.isclose(metrics["eval/same/telecom/minus_toolgraph_dpo/avg_reward"], -gain)
+    assert (
+        "eval/toolgraph_dpo/telecom/minus_baseline/avg_reward" not in metrics
+    )  # the second: its delta is that
     assert metrics["eval/baseline/avg_reward/n"] == len(tasks)
     base_low, base_high = (
         metrics["eval/baseline/avg_reward/ci_low"],
@@ -58,7 +63,12 @@ def test_paired_reward_change_per_domain_against_the_baseline(tmp_path):
     assert base_low <= sum(rewards) / len(rewards) <= base_high
 
     by_phase = json.loads((tmp_path / "run" / "task_scores.json").read_text())
-    assert set(by_phase) >= {"eval/baseline", "eval/toolgraph_dpo", "eval/toolgraph_dpo/telecom/delta"}
+    assert set(by_phase) >= {
+        "eval/baseline",
+        "eval/toolgraph_dpo",
+        "eval/toolgraph_dpo/telecom/delta",
+        "eval/same/telecom/minus_toolgraph_dpo",
+    }
     assert len(by_phase["eval/baseline"]) == len(tasks)
     rows = compare_runs(tmp_path / "run", tmp_path / "run", "eval/baseline", "eval/toolgraph_dpo")
     assert math.isclose(rows["avg_reward"]["b_minus_a"], gain)  # the same pairing, from the run folder

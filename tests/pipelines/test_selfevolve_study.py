@@ -60,5 +60,9 @@ def test_the_study_runs_and_a_second_run_skips_what_completed(benchmark, domain)
         # scores per task, where the report over seeds resamples tasks as well as seeds
         by_task = json.loads(first_attempt.with_name("task_scores.json").read_text())
         assert len(by_task["eval/baseline"]) == 1 and len(by_task[f"eval/toolgraph_dpo/{domain}/delta"]) == 1
+        # the report's numbers, DPO's own change over ToolGraph among them
+        numbers = json.loads((study / "seeds" / "report.json").read_text())
+        (job,) = numbers["jobs"].values()
+        assert job[f"eval/toolgraph_dpo/{domain}/minus_toolgraph/avg_reward"]["n"] == 1
     finally:
         subprocess.run(["rm", "-rf", str(ROOT / "outputs" / task)])
