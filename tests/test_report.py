@@ -105,13 +105,15 @@ def test_a_job_run_at_the_default_seed_joins_the_seeds_swept_beside_it(tmp_path)
             tmp_path / f"seed{seed}",
             ["+experiment=smoke", *([f"seed={seed}"] if seed else [])],  # seed 0: the config's default
             {"eval/em": float(np.mean([s["em"] for s in tasks.values()]))},
-            task_scores={"eval": tasks},
+            task_scores={"eval": tasks, "eval/delta": tasks},  # eval/delta: per task only, not in the summary
         )
         (tmp_path / f"seed{seed}" / ".hydra" / "config.yaml").write_text(f"seed: {seed}\n")
-    write_report(tmp_path)
+    write_report(tmp_path, ["eval/em", "eval/delta/em"])
     numbers = json.loads((tmp_path / "report.json").read_text())
     assert list(numbers["over_seeds"]) == ["seed=0,1,2"]
-    assert numbers["over_seeds"]["seed=0,1,2"]["eval/em"]["seeds"] == 3
+    over_seeds = numbers["over_seeds"]["seed=0,1,2"]
+    assert over_seeds["eval/em"]["seeds"] == 3 and over_seeds["eval/delta/em"]["n"] == 6
+    assert over_seeds["eval/delta/em"]["value"] == pytest.approx(over_seeds["eval/em"]["value"])
 
 
 def test_merged_seeds_plot_under_their_seeds_though_the_mean_rounds_above_its_interval(tmp_path, monkeypatch):

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from agenttune.tracking.jobs import TAU2_PARAMS, JobRow, is_number, load_jobs
-from agenttune.tracking.seeds import SEED_KEY, has_seed_groups, merge_seeds, seed_groups
+from agenttune.tracking.seeds import SEED_KEY, has_seed_groups, merge_seeds, seed_groups, task_matrix
 
 log = logging.getLogger(__name__)
 
@@ -131,15 +131,20 @@ def numeric_metrics(rows: list[JobRow]) -> list[str]:
 
 
 def find_metrics(rows: list[JobRow], requested: list[str]) -> tuple[list[str], list[str]]:
-    """(requested metrics some job has in summary.json or metrics.jsonl, notes naming each that no job has)."""
-    found = [name for name in requested if any(row.value(name) is not None for row in rows)]
+    """(requested metrics some job has in summary.json or metrics.jsonl, or per task in task_scores.json, which the
+    rows over seeds resample; notes naming each that no job has)."""
+    found = [
+        name
+        for name in requested
+        if any(row.value(name) is not None or task_matrix([row], name) is not None for row in rows)
+    ]
     known = sorted({name for row in rows for name in (*row.metrics, *row.logged)})
     notes = []
     for name in requested:
         if name not in found:
             close = difflib.get_close_matches(name, known, n=3)
             hint = f" (close: {', '.join(close)})" if close else ""
-            notes.append(f"{name}: in no job's summary.json or metrics.jsonl{hint}")
+            notes.append(f"{name}: in no job's summary.json, metrics.jsonl or task_scores.json{hint}")
     return found, notes
 
 
