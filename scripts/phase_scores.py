@@ -30,11 +30,8 @@ from agenttune.pipelines.self_evolve import compare_variants, task_scores
 from agenttune.stats import with_intervals
 from agenttune.tracking.run import RunContext
 
-VARIANTS = (
-    "baseline",
-    "toolgraph",
-    "toolgraph_dpo",
-)  # self_evolve's evaluations: eventlogs/eval_<variant>.jsonl
+# self_evolve's evaluations, in its order: eventlogs/eval_<variant>.jsonl
+VARIANTS = ("baseline", "toolgraph", "toolgraph_dpo")
 
 
 def scores_by_task(run: Path, phase: str) -> dict[str, dict[str, float]]:

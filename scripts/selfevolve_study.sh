@@ -3,9 +3,9 @@
 # into the student (+experiment=bfcl_distill or tau2_distill), then the whole method from that student over seeds
 # (+experiment=bfcl_toolgraph_dpo or tau2_toolgraph_dpo: baseline / ToolGraph / ToolGraph + DPO on the same test
 # tasks, paired deltas with 95% intervals), then the report over seeds (scripts/report.py: one row with the
-# interval over seeds and tasks; report.json holds its numbers). Resumable: run it again after a kill and every job continues (resume=true: a
-# completed job is skipped, a killed one continues from its newest checkpoint; each attempt gets its own
-# timestamped folder beside the earlier ones, where resume looks).
+# interval over seeds and tasks; report.json holds its numbers). Resumable: run it again after a kill and every
+# job continues (resume=true: a completed job is skipped, a killed one continues from its newest checkpoint; each
+# attempt gets its own timestamped folder beside the earlier ones, where resume looks).
 #   scripts/selfevolve_study.sh                                   # BFCL multi_turn_base, seeds 0,1,2
 #   DOMAIN=multi_turn_miss_func SEEDS=0 scripts/selfevolve_study.sh
 #   BENCHMARK=tau2 DOMAIN=retail scripts/selfevolve_study.sh benchmark.num_eval=0   # every test task of the domain

@@ -399,8 +399,9 @@ def write_report(
     collected: tuple[list[JobRow], list[str], list[str]] | None = None,
 ) -> tuple[Path, Path]:
     """Write report.md, report.html (with plots) and report.json into ``sweep_dir``; returns the first two. A
-    requested metric no job has is named in the report and in a warning. ``seed`` seeds the bootstrap over seeds and tasks. The page
-    opens with what it is of (:func:`provenance`); the selected configuration of a tau2 sweep is highlighted.
+    requested metric no job has is named in the report and in a warning. ``seed`` seeds the bootstrap over seeds
+    and tasks. The page opens with what it is of (:func:`provenance`); the selected configuration of a tau2 sweep
+    is highlighted.
     ``collected``: what :func:`collect` returned, when the caller has it (the W&B report reads the same rows)."""
     sweep_dir = Path(sweep_dir)
     rows, metrics, missing = collected or collect(sweep_dir, metrics)

@@ -52,9 +52,8 @@ def test_paired_reward_change_per_domain_against_the_baseline(tmp_path):
     assert same == [0.0, 0.0, 0.0]  # no change: a zero-width interval at zero
     # the third variant against the one before it: the skip_write baseline again, minus the oracle
     assert math.isclose(metrics["eval/same/telecom/minus_toolgraph_dpo/avg_reward"], -gain)
-    assert (
-        "eval/toolgraph_dpo/telecom/minus_baseline/avg_reward" not in metrics
-    )  # the second: its delta is that
+    # the second variant's one before it is the baseline: its delta says that
+    assert "eval/toolgraph_dpo/telecom/minus_baseline/avg_reward" not in metrics
     assert metrics["eval/baseline/avg_reward/n"] == len(tasks)
     base_low, base_high = (
         metrics["eval/baseline/avg_reward/ci_low"],
