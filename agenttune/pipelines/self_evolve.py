@@ -206,30 +206,28 @@ def compare_variants(
     ``eval/<variant>/<domain>/delta`` (and ``.../minus_<previous>``), so that ``scripts/compare_runs.py`` pairs
     variants and runs, and the report over seeds resamples tasks."""
     metrics: dict[str, float] = {}
-    names = list(variants)
-    for index, (variant, logs) in enumerate(variants.items()):
+    for variant, logs in variants.items():
         by_task = task_scores(benchmark, logs)
         run.set_task_scores(f"eval/{variant}", by_task)
         values = benchmark.metrics(logs, []) | with_intervals(list(by_task.values()), cfg.seed)
         metrics |= {f"eval/{variant}/{key}": value for key, value in values.items()}
-        if index == 0:
-            continue
-        for name, domain in domains.items():
-            in_domain = {
-                v: [e for e in variants[v] if e.metadata.get("domain") == name] for v in names[: index + 1]
-            }
+    names = list(variants)
+    for name, domain in domains.items():
+        in_domain = {v: [e for e in variants[v] if e.metadata.get("domain") == name] for v in names}
+        scores = {
+            v: task_scores(benchmark, in_domain[v], overall=True) for v in names
+        }  # each variant scored once
+        for index, variant in enumerate(names[1:], start=1):
             change = domain.compare(in_domain[names[0]], in_domain[variant])
             metrics[f"eval/{variant}/{name}/improved"] = change["improved"]
             metrics[f"eval/{variant}/{name}/regressed"] = change["regressed"]
-            after = task_scores(benchmark, in_domain[variant], overall=True)
             references = {"delta": names[0]} | (
                 {f"minus_{names[index - 1]}": names[index - 1]} if index > 1 else {}
             )
             for label, reference in references.items():
-                before = task_scores(benchmark, in_domain[reference], overall=True)
                 key = f"eval/{variant}/{name}/{label}"
-                metrics |= paired_deltas(before, after, cfg.seed, name=key)
-                run.set_task_scores(key, paired_differences(before, after))
+                metrics |= paired_deltas(scores[reference], scores[variant], cfg.seed, name=key)
+                run.set_task_scores(key, paired_differences(scores[reference], scores[variant]))
     return metrics
 
 
