@@ -63,7 +63,7 @@ def test_pages_name_a_commit_only_to_reproduce():
         ROOT / "README.md",
         ROOT / "CHANGELOG.md",
         *ROOT.glob("docs/guide/*.md"),
-        *ROOT.glob("experiments/*/README.md"),
+        *ROOT.glob("experiments/*/*.md"),
     ]
     hits = []
     for page in pages:

@@ -20,7 +20,7 @@ README = (ROOT / "README.md").read_text()
 PAGES = [
     ROOT / "README.md",
     *sorted((ROOT / "docs" / "guide").glob("*.md")),
-    *sorted(ROOT.glob("experiments/*/README.md")),
+    *sorted(ROOT.glob("experiments/*/*.md")),
 ]
 PATH = re.compile(
     r"^(?:agenttune|conf|tests|scripts|experiments|examples|\.ci)/[\w./-]*$|^(?:train\.py|Makefile)$"

@@ -24,7 +24,7 @@ from agenttune.config import repo_root
 
 ROOT = Path(repo_root())
 README = ROOT / "README.md"
-PAGES = [README, *sorted(ROOT.glob("experiments/*/README.md"))]
+PAGES = [README, *sorted(ROOT.glob("experiments/*/*.md"))]
 NUMBER = r"[+-]?\d+(?:\.\d+)?"
 # [text](target.json#fragment); the text may hold one level of brackets (the interval)
 VALUE_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\(([^)\s#]+\.json)#([^)\s]+)\)")
