@@ -96,7 +96,8 @@ def test_every_linked_value_equals_its_source(page):
 def results_table() -> tuple[list[str], list[list[str]]]:
     """The header and rows of the README's results table (the first table under '## Results')."""
     section = README.read_text().split("\n## Results\n", 1)[1].split("\n## ", 1)[0]
-    lines = [line for line in section.splitlines() if line.startswith("|")]
+    table = section[section.index("\n|") :].split("\n\n", 1)[0]
+    lines = [line for line in table.splitlines() if line.startswith("|")]
     split = [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines]
     return split[0], [row for row in split[2:]]
 
