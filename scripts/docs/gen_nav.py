@@ -13,12 +13,12 @@ import mkdocs_gen_files
 PAGES = {file.src_uri for file in mkdocs_gen_files.files if file.is_documentation_page()}
 
 
-def section(title: str, folder: str, pattern: str = "*.md") -> list[dict]:
-    """``{title: [its index, the folder's pages]}``, or nothing when the folder has no page."""
+def section(title: str, folder: str, *patterns: str) -> list[dict]:
+    """``{title: [its index, the folder's pages by each pattern]}``, or nothing when the folder has no page."""
     if not any(page.startswith(folder + "/") for page in PAGES):
         return []
     index = [f"{folder}/index.md"] if f"{folder}/index.md" in PAGES else []
-    return [{title: [*index, f"{folder}/{pattern}"]}]
+    return [{title: [*index, *(f"{folder}/{pattern}" for pattern in patterns or ("*.md",))]}]
 
 
 def api_tree(folder: str) -> list:
@@ -45,7 +45,7 @@ def main() -> None:
         nav.append({"README": "readme.md"})
     nav += section("Guides", "guide")
     nav += section("How to extend", "extend")
-    nav += section("Experiments", "experiments")
+    nav += section("Experiments", "experiments", "*.md", "*/*.md")  # an experiment's pages under its own
     nav.append({"Reference": [{"Configuration": "reference/config.md"}, {"API": api_tree("reference/api")}]})
     if "CHANGELOG.md" in PAGES:
         nav.append({"Changelog": "CHANGELOG.md"})
