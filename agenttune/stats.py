@@ -78,13 +78,9 @@ def paired_differences(before: TaskScores, after: TaskScores) -> dict[str, dict[
     }
 
 
-def paired_deltas(
-    before: TaskScores, after: TaskScores, seed: int = 0, name: str = "delta"
-) -> dict[str, float]:
-    """``<name>/<metric>`` (mean of after minus before over the tasks both hold, keyed by task id) with its
-    interval."""
-    differences = list(paired_differences(before, after).values())
-    return {f"{name}/{key}": value for key, value in with_intervals(differences, seed).items()}
+def paired_deltas(differences: TaskScores, seed: int = 0, name: str = "delta") -> dict[str, float]:
+    """``<name>/<metric>``: the mean of :func:`paired_differences`' after-minus-before values with its interval."""
+    return {f"{name}/{key}": value for key, value in with_intervals(list(differences.values()), seed).items()}
 
 
 def seed_task_interval(scores: np.ndarray, seed: int = 0) -> tuple[float, float]:

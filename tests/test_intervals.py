@@ -10,6 +10,7 @@ import pytest
 from agenttune.stats import (
     mean_interval,
     paired_deltas,
+    paired_differences,
     seed_task_interval,
     task_means,
     with_intervals,
@@ -44,7 +45,7 @@ def test_with_intervals_reports_mean_n_and_bounds_per_metric():
 def test_paired_deltas_match_tasks_and_ignore_unshared_ones():
     before = {f"t{i}": {"em": 0.0} for i in range(100)}
     after = {f"t{i}": {"em": float(i % 2)} for i in range(100)} | {"new": {"em": 1.0}}
-    deltas = paired_deltas(before, after)
+    deltas = paired_deltas(paired_differences(before, after))
     assert deltas["delta/em"] == 0.5 and deltas["delta/em/n"] == 100
     assert deltas["delta/em/ci_low"] > 0.35 and deltas["delta/em/ci_high"] < 0.65  # above zero: improved
 

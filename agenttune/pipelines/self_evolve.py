@@ -226,8 +226,9 @@ def compare_variants(
             )
             for label, reference in references.items():
                 key = f"eval/{variant}/{name}/{label}"
-                metrics |= paired_deltas(scores[reference], scores[variant], cfg.seed, name=key)
-                run.set_task_scores(key, paired_differences(scores[reference], scores[variant]))
+                differences = paired_differences(scores[reference], scores[variant])
+                metrics |= paired_deltas(differences, cfg.seed, name=key)
+                run.set_task_scores(key, differences)
     return metrics
 
 

@@ -289,8 +289,9 @@ def paired_comparison(
     if before is None or after is None:
         log.info("the benchmark gives no per-episode scores: no paired before/after comparison")
         return {}
-    deltas = paired_deltas(before, after, seed=cfg.seed, name=name)
+    differences = paired_differences(before, after)
+    deltas = paired_deltas(differences, seed=cfg.seed, name=name)
     run.log(deltas)
     run.set_summary(deltas)
-    run.set_task_scores(name, paired_differences(before, after))
+    run.set_task_scores(name, differences)
     return deltas

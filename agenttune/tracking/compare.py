@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agenttune.stats import paired_deltas
+from agenttune.stats import paired_deltas, paired_differences
 
 
 def phase_scores(run_dir: str | Path, phase: str) -> dict[str, dict[str, float]]:
@@ -36,7 +36,7 @@ def compare_runs(
     shared = sorted(set(a) & set(b))
     if not shared:
         raise ValueError(f"{run_a} ({phase_a}) and {run_b} ({phase_b}) share no task: nothing to pair")
-    deltas = paired_deltas({t: a[t] for t in shared}, {t: b[t] for t in shared}, seed=seed)
+    deltas = paired_deltas(paired_differences(a, b), seed=seed)
     rows = {}
     for metric in dict.fromkeys(name for t in shared for name in a[t]):
         if f"delta/{metric}" not in deltas:
