@@ -26,12 +26,9 @@ from omegaconf import OmegaConf
 
 from agenttune.benchmarks.base import load_benchmark
 from agenttune.events.io import load_jsonl
-from agenttune.pipelines.self_evolve import compare_variants, task_scores
+from agenttune.pipelines.self_evolve import VARIANTS, compare_variants, task_scores
 from agenttune.stats import with_intervals
 from agenttune.tracking.run import RunContext
-
-# self_evolve's evaluations, in its order: eventlogs/eval_<variant>.jsonl
-VARIANTS = ("baseline", "toolgraph", "toolgraph_dpo")
 
 
 def scores_by_task(run: Path, phase: str) -> dict[str, dict[str, float]]:

@@ -62,6 +62,7 @@ log = logging.getLogger(__name__)
 COLLECT_MAX_STEPS = 50  # scripted collection is cheap; tau2's oracle needs the full step budget
 SELECTION_TASKS = 2  # held-out train tasks per domain for the end-to-end part of checkpoint selection
 TRL_COLUMNS = ("prompt", "chosen", "rejected", "tools")
+VARIANTS = ("baseline", "toolgraph", "toolgraph_dpo")  # evaluated in this order, each to eval_<variant>.jsonl
 
 
 def collect(
@@ -335,16 +336,12 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     # 7: evaluation
     eval_tasks = [task for domain in benchmark.domains for task in benchmark.domain_tasks(domain, "eval")]
     base, _ = load_policy(cfg)
-    variants = {
-        "baseline": evaluate_policy(cfg, run, benchmark, base, tokenizer, "eval_baseline", None, eval_tasks),
-        "toolgraph": evaluate_policy(
-            cfg, run, benchmark, base, tokenizer, "eval_toolgraph", controllers, eval_tasks
-        ),
-    }
     tuned = load_checkpoint(cfg, run.checkpoint_dir / selected)
-    variants["toolgraph_dpo"] = evaluate_policy(
-        cfg, run, benchmark, tuned, tokenizer, "eval_toolgraph_dpo", controllers, eval_tasks
-    )
+    policies = dict(zip(VARIANTS, [(base, None), (base, controllers), (tuned, controllers)], strict=True))
+    variants = {
+        name: evaluate_policy(cfg, run, benchmark, policy, tokenizer, f"eval_{name}", wrap, eval_tasks)
+        for name, (policy, wrap) in policies.items()
+    }
     metrics = compare_variants(cfg, run, benchmark, domains, variants)
     run.log(metrics)
     run.set_summary(metrics)
