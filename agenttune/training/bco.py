@@ -20,7 +20,10 @@ from agenttune.training.spec import TrainerSpec
 
 @dataclass
 class BCOAlgorithmConfig(KTOAlgorithmConfig):
-    """KTO's fields: ``beta``, ``max_length`` and ``desirable_reward`` (the label threshold of unpaired rows)."""
+    """KTO's fields: ``beta``, ``max_length`` and ``desirable_reward`` (the label threshold of unpaired rows), and
+    ``share_prompt`` for paired BCO."""
+
+    share_prompt: bool = True  # paired BCO encodes each pair's prompt once, as DPO does (training/dpo.py)
 
 
 def build_bco(spec: TrainerSpec):
