@@ -12,8 +12,9 @@ activation checkpointing (every layer's forward runs again in the backward).
 
 A step is the loss (the policy's forward, the reference's forward) and its backward; the optimizer update, the same
 on both sides, is left out. The adapters start at small random values (LoRA's own start is the reference, where
-every loss is log 2), so the loss check compares real losses. Sides alternate within each of ``--rounds`` rounds; the table gives the median. The
-check column is the largest difference of a step's loss from TRL's. Each side runs one short untimed step first.
+every loss is log 2), so the loss check compares real losses. Each side runs one short untimed step first, then
+the sides alternate within each of ``--rounds`` rounds; the table gives the median. The check column is the
+largest difference of a step's loss from TRL's.
 
     python scripts/bench/dpo_step.py                              # writes outputs/bench/dpo_step.json
     python scripts/bench/dpo_step.py --prompt-tokens 1000 --rounds 1   # a quick look
