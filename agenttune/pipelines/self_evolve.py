@@ -27,6 +27,12 @@ divergence-point DPO -> selection -> evaluation of baseline, ToolGraph and ToolG
    ``eval/<variant>/<domain>/delta/<metric>`` with its interval (``/ci_low``, ``/ci_high``; above zero: improved);
    and against the variant before it, what the step itself changed (DPO over ToolGraph):
    ``eval/toolgraph_dpo/<domain>/minus_toolgraph/<metric>``.
+
+A ``resume=true`` job continues its killed run (:mod:`agenttune.tracking.resume`): it takes every phase that run
+recorded whole instead of playing it again (the collection, so that the DPO it continues trains on the same
+pairs; the selection's and the evaluations' episodes, whose policies are then the same) and continues DPO from its
+newest checkpoint, beside the earlier checkpoints it links in, so that selection compares the same checkpoints as
+a run that was never killed.
 """
 
 from __future__ import annotations
@@ -74,13 +80,20 @@ def collect(
     tasks = benchmark.domain_tasks(domain.name, "train")
     harness_for = lambda task: benchmark.domain_harness(domain.name, COLLECT_MAX_STEPS)  # noqa: E731
     own = [task for task in tasks for _ in range(cfg.self_evolve.policy_episodes)]
-    played = (
-        {"policy": episodes(cfg, benchmark, policy, own, f"collect_{domain.name}_policy", run)} if own else {}
-    )
+    name = f"collect_{domain.name}_policy"
+    played = {"policy": episodes(cfg, benchmark, policy, own, name, run, reuse_recorded=True)} if own else {}
     for kind, agent in domain.collection_agents.items():
         name = f"collect_{domain.name}_{kind}"
         played[kind] = episodes(
-            cfg, benchmark, agent, tasks, name, run, harness_for=harness_for, max_turns=COLLECT_MAX_STEPS
+            cfg,
+            benchmark,
+            agent,
+            tasks,
+            name,
+            run,
+            reuse_recorded=True,
+            harness_for=harness_for,
+            max_turns=COLLECT_MAX_STEPS,
         )
     return played
 
@@ -174,7 +187,8 @@ def evaluate_policy(
 ) -> list[EventLog]:
     """Episodes of the policy on ``tasks`` of ``split`` (inside ``controllers`` when given), also sent to the
     tracker's ``<name>/trajectories`` table."""
-    logs = episodes(cfg, benchmark, policy_engine(cfg, model, tokenizer), tasks, name, run, controllers)
+    engine = policy_engine(cfg, model, tokenizer)
+    logs = episodes(cfg, benchmark, engine, tasks, name, run, controllers, reuse_recorded=True)
     run.log_episodes(f"{name}/trajectories", logs, split)
     return logs
 

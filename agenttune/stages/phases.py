@@ -118,11 +118,18 @@ def episodes(
     name: str,
     run: RunContext,
     controllers: Mapping[str, ToolGraphController] | None = None,
+    reuse_recorded: bool = False,
     **options: Any,
 ) -> list[EventLog]:
     """:func:`play` the tasks (``options`` go to it), each episode appended to ``eventlogs/<name>.jsonl`` (and
     fsynced) the moment it ends, counted on a progress bar (:mod:`agenttune.progress`). With ``controllers``
-    (domain -> its ToolGraph controller) each domain's tasks run inside its controller."""
+    (domain -> its ToolGraph controller) each domain's tasks run inside its controller.
+
+    With ``reuse_recorded`` (for a phase whose policy the config fixes), a ``resume=true`` job takes the episodes
+    that the killed run it continues recorded for the whole phase instead of playing them again
+    (:func:`reused_episodes`)."""
+    if reuse_recorded and (recorded := reused_episodes(run, tasks, name)) is not None:
+        return recorded
     with run.episode_log(name) as log_writer, progress(total=len(tasks), desc=name, unit="episode") as bar:
 
         def writer(log: EventLog) -> None:
@@ -179,17 +186,12 @@ def evaluate(
     times counts once), then its mean over tasks with ``/n`` and 95% bootstrap interval over tasks (``/ci_low``,
     ``/ci_high``, seeded by ``seed``), beside the benchmark's aggregate metrics. The per-task scores go to
     ``task_scores.json`` under ``<phase>``; the episodes, one row each with their scores, to the tracker's
-    ``<phase>/trajectories`` table (``split``: the split ``tasks`` come from).
-
-    With ``reuse_recorded`` (for a phase whose policy the config fixes), a ``resume=true`` job takes the episodes
-    that the killed run it continues recorded for the whole phase instead of playing them again
-    (:func:`reused_episodes`); the metrics are computed from them the same way.
+    ``<phase>/trajectories`` table (``split``: the split ``tasks`` come from). ``reuse_recorded``: see
+    :func:`episodes`; the metrics of reused episodes are computed the same way.
 
     Returns the scores by task (for :func:`paired_comparison`), or None for a benchmark without per-episode scores.
     """
-    logs = reused_episodes(run, tasks, phase) if reuse_recorded else None
-    if logs is None:
-        logs = episodes(cfg, benchmark, agent, tasks, phase, run, controllers)
+    logs = episodes(cfg, benchmark, agent, tasks, phase, run, controllers, reuse_recorded)
     scores = benchmark.episode_scores(logs, tasks)
     by_task = None
     if scores is not None:

@@ -22,6 +22,7 @@ from agenttune.rewards.episode import EpisodeReward
 from agenttune.tracking.resume import plan_resume
 from agenttune.tracking.run import RunContext
 from agenttune.training import MetricsCallback, TrainingData, algorithm_config, build_trainer, train
+from agenttune.training.checkpoints import link_earlier_checkpoints
 from agenttune.training.rollouts import EpisodeRollouts, engine_sampling
 
 log = logging.getLogger(__name__)
@@ -104,8 +105,10 @@ def train_policy(
     every step, save and return the policy.
 
     Metrics go to metrics.jsonl as ``<prefix>/<name>``; checkpoints to ``checkpoints/checkpoint-<step>``; the
-    final policy (with its tokenizer) to ``checkpoints/final``. A preliminary ``stage`` (e.g. the warm-start
-    SFT before RL) trains with that algorithm instead, into ``checkpoints/<prefix>/``, which keeps only ``final``.
+    final policy (with its tokenizer) to ``checkpoints/final``. Resumed from another run's checkpoint, that
+    run's checkpoints up to it are linked in first (:func:`link_earlier_checkpoints`). A preliminary ``stage``
+    (e.g. the warm-start SFT before RL) trains with that algorithm instead, into ``checkpoints/<prefix>/``, which
+    keeps only ``final``.
     """
     algorithm = stage or algorithm_config(cfg.algorithm)
     checkpoint_dir = run.checkpoint_dir / prefix if stage else run.checkpoint_dir
@@ -119,6 +122,8 @@ def train_policy(
         callbacks=[MetricsCallback(log_fn)],
         **trainer_kwargs,
     )
+    if resume_from:
+        link_earlier_checkpoints(resume_from, checkpoint_dir)
     train(trainer, resume_from=resume_from)
     final = checkpoint_dir / "final"
     trainer.save_model(str(final))

@@ -120,6 +120,33 @@ def last_checkpoint(folder: str | os.PathLike) -> str | None:
     return None
 
 
+def link_earlier_checkpoints(resume_from: str | os.PathLike, output_dir: str | os.PathLike) -> list[Path]:
+    """Hard-link into ``output_dir`` the complete checkpoints of the run that ``resume_from`` belongs to, up to
+    and including ``resume_from``, so that a resumed run's folder holds the checkpoints an uninterrupted run's
+    would (checkpoint selection compares them all). Files are linked, not copied (copied across file systems);
+    a checkpoint already in ``output_dir`` is left alone. Returns the folders added."""
+    source = Path(resume_from).resolve()
+    output_dir = Path(output_dir).resolve()
+    if source.parent == output_dir:
+        return []
+    step = lambda folder: int(folder.name.split("-")[-1])  # noqa: E731
+    added = []
+    for folder in checkpoint_folders(source.parent):
+        target = output_dir / folder.name
+        if step(folder) > step(source) or target.exists() or incomplete(folder) is not None:
+            continue
+        shutil.copytree(folder, target, copy_function=_link_or_copy)
+        added.append(target)
+    return added
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system
+        shutil.copy2(source, target)
+
+
 def train(trainer, resume_from: str | None = None):
     """Run ``trainer`` to ``max_steps``, continuing from the checkpoint folder ``resume_from`` when given.
 

@@ -1,9 +1,11 @@
 """resume=true continues an interrupted run of the same config from its last checkpoint, at the same step, and
-does not play again the evaluations it recorded whole."""
+does not play again the phases it recorded whole."""
 
 from __future__ import annotations
 
 import shutil
+
+import pytest
 
 from agenttune.events import load_jsonl
 from tests.pipelines.test_cuad_grpo import TINY_BUDGET
@@ -16,6 +18,10 @@ SMOKE = [
     "algorithm.max_steps=2",
     "algorithm.save_steps=1",
 ]
+
+
+def episode_ids(run_dir, phase):
+    return sorted(log.id for log in load_jsonl(run_dir / "eventlogs" / f"{phase}.jsonl"))
 
 
 def test_resume_continues_from_the_last_checkpoint_of_the_same_config(run_pipeline, tmp_path):
@@ -47,9 +53,6 @@ def test_a_resumed_rl_job_reuses_the_evaluations_its_killed_run_recorded(run_pip
     second_dir, second = run_pipeline([*overrides, "resume=true"], name="runs/second")
     assert second["status"] == "completed", second["error"]
 
-    def episode_ids(run_dir, phase):
-        return sorted(log.id for log in load_jsonl(run_dir / "eventlogs" / f"{phase}.jsonl"))
-
     for phase in (
         "eval_before",
         "eval_warm",
@@ -65,3 +68,51 @@ def test_a_resumed_rl_job_reuses_the_evaluations_its_killed_run_recorded(run_pip
     # a run of another config is never a source of episodes
     third_dir, _ = run_pipeline([*overrides, "resume=true", "seed=1"], name="runs/third")
     assert set(episode_ids(third_dir, "eval_before")).isdisjoint(episode_ids(first_dir, "eval_before"))
+
+
+# The self-evolution method on two BFCL tasks with a random 2-layer model: every phase, in seconds a phase.
+SELF_EVOLVE = [
+    "+experiment=bfcl_toolgraph_dpo",
+    "model=tiny_random",
+    "model.max_new_tokens=8",
+    "strategy.max_turns=2",
+    "harness.max_steps=1",
+    "harness.toolgraph.candidate_scoring=false",
+    "benchmark.num_train=2",
+    "benchmark.num_eval=2",
+    "algorithm.max_steps=2",
+    "algorithm.save_steps=1",
+    "algorithm.per_device_batch_size=1",
+]
+
+
+@pytest.mark.slow
+def test_a_resumed_self_evolve_job_trains_on_its_killed_runs_pairs_and_selects_among_all_checkpoints(
+    run_pipeline,
+):
+    pytest.importorskip("bfcl_eval")
+    first_dir, first = run_pipeline(SELF_EVOLVE, name="runs/first")
+    assert first["status"] == "completed", first["error"]
+    # Leave it as a kill after DPO's first step would: the collection recorded, checkpoint-1, nothing after.
+    (first_dir / "summary.json").unlink()
+    for later in ("checkpoint-2", "final"):
+        shutil.rmtree(first_dir / "checkpoints" / later)
+    for phase in (first_dir / "eventlogs").glob("*.jsonl"):
+        if not phase.name.startswith("collect_"):
+            phase.unlink()
+
+    second_dir, second = run_pipeline([*SELF_EVOLVE, "resume=true"], name="runs/second")
+    assert second["status"] == "completed", second["error"]
+    collected = sorted(path.stem for path in (first_dir / "eventlogs").glob("collect_*.jsonl"))
+    assert len(collected) == 6  # the policy, the oracle and 4 perturbed oracles
+    for name in collected:  # the same episodes (ids carry a random suffix), so the same pairs
+        assert episode_ids(second_dir, name) == episode_ids(first_dir, name)
+    assert second["metrics"]["train/resumed_from"].endswith("checkpoint-1")
+    assert sorted(p.name for p in (second_dir / "checkpoints").glob("checkpoint-*")) == [
+        "checkpoint-1",
+        "checkpoint-2",
+    ]
+    for checkpoint in ("checkpoint-1", "checkpoint-2"):  # the same weights as the uninterrupted run's
+        key = f"select/{checkpoint}/chosen_reward"
+        assert second["metrics"][key] == pytest.approx(first["metrics"][key], rel=1e-4)
+    assert len(episode_ids(second_dir, "eval_baseline")) == 2  # played: the killed run had not recorded it

@@ -9,7 +9,7 @@ import pytest
 from test_algorithms_on_cpu import preference_rows, tiny_algorithm
 
 from agenttune.training import TrainingData, build_trainer, last_checkpoint, train
-from agenttune.training.checkpoints import INCOMPLETE
+from agenttune.training.checkpoints import INCOMPLETE, link_earlier_checkpoints
 
 
 class KilledWhileSaving(Exception):
@@ -63,3 +63,22 @@ def test_resume_skips_an_incomplete_checkpoint_naming_it(tmp_path, caplog):
         f"skipping the incomplete checkpoint {tmp_path / 'checkpoint-3'} (no trainer_state.json"
         in caplog.text
     )
+
+
+def test_a_resumed_run_links_in_the_checkpoints_up_to_the_one_it_continues(tmp_path):
+    killed, resumed = tmp_path / "killed" / "checkpoints", tmp_path / "resumed" / "checkpoints"
+    for step, state in ((1, '{"global_step": 1}'), (2, '{"global_step": 2}'), (3, '{"global_st'), (4, None)):
+        folder = killed / f"checkpoint-{step}"
+        folder.mkdir(parents=True)
+        (folder / "adapter_model.safetensors").write_bytes(bytes([step]))
+        if state is not None:
+            (folder / "trainer_state.json").write_text(state)
+    resumed.mkdir(parents=True)
+
+    added = link_earlier_checkpoints(killed / "checkpoint-2", resumed)
+    assert [p.name for p in added] == ["checkpoint-1", "checkpoint-2"]  # not the incomplete 3, nor 4 after it
+    linked = resumed / "checkpoint-2" / "adapter_model.safetensors"
+    assert linked.read_bytes() == b"\x02"
+    assert linked.stat().st_ino == (killed / "checkpoint-2" / "adapter_model.safetensors").stat().st_ino
+    assert link_earlier_checkpoints(killed / "checkpoint-2", resumed) == []  # what is there stays
+    assert link_earlier_checkpoints(resumed / "checkpoint-2", resumed) == []  # a run's own checkpoint
