@@ -10,11 +10,16 @@
 #   DOMAIN=multi_turn_miss_func SEEDS=0 scripts/selfevolve_study.sh
 #   BENCHMARK=tau2 DOMAIN=retail scripts/selfevolve_study.sh benchmark.num_eval=0   # every test task of the domain
 #   TASK=bfcl_study_tiny scripts/selfevolve_study.sh model=tiny_random ...   # extra overrides go to every job
+# STUDENT_ARGS and METHOD_ARGS (space-separated overrides) go to the student's job or the method's jobs alone:
+#   BENCHMARK=tau2 DOMAIN=retail STUDENT_ARGS="algorithm.max_steps=36" \
+#     METHOD_ARGS="algorithm.max_steps=4 algorithm.save_steps=2" scripts/selfevolve_study.sh benchmark.num_eval=0
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
 BENCHMARK=${BENCHMARK:-bfcl}
 SEEDS=${SEEDS:-0,1,2}
+read -ra student_args <<< "${STUDENT_ARGS:-}"
+read -ra method_args <<< "${METHOD_ARGS:-}"
 case "$BENCHMARK" in
   bfcl)
     DOMAIN=${DOMAIN:-multi_turn_base}
@@ -34,10 +39,10 @@ seeds=outputs/$TASK/$DOMAIN/seeds
 now='${now:%Y-%m-%d_%H-%M-%S}'
 
 "$PYTHON" train.py +experiment="${BENCHMARK}_distill" "${jobs[@]}" task_name="$TASK" resume=true \
-  hydra.run.dir="$students/$now" "$@"
+  hydra.run.dir="$students/$now" "$@" "${student_args[@]}"
 student=$(ls -d "$PWD/$students"/*/checkpoints/final | sort | tail -n 1)  # the completed student
 "$PYTHON" train.py -m +experiment="${BENCHMARK}_toolgraph_dpo" "${jobs[@]}" task_name="$TASK" \
-  init_from="$student" seed="$SEEDS" resume=true hydra.sweep.dir="$seeds" "hydra.sweep.subdir=\${hydra.job.num}_$now" "$@"
+  init_from="$student" seed="$SEEDS" resume=true hydra.sweep.dir="$seeds" "hydra.sweep.subdir=\${hydra.job.num}_$now" "$@" "${method_args[@]}"
 metrics=()
 for score in "${scores[@]}"; do
   metrics+=(eval/baseline/$score eval/toolgraph/$score eval/toolgraph_dpo/$score)

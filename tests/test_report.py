@@ -116,6 +116,30 @@ def test_a_job_run_at_the_default_seed_joins_the_seeds_swept_beside_it(tmp_path)
     assert over_seeds["eval/delta/em"]["value"] == pytest.approx(over_seeds["eval/em"]["value"])
 
 
+def test_a_resumed_seed_groups_with_the_others_and_a_seed_from_its_own_student_only_when_asked(tmp_path):
+    # seed 2 starts from a second training of the student and continued a killed job
+    students = {0: "student_a", 1: "student_a", 2: "student_b"}
+    for seed, student in students.items():
+        write_job(
+            tmp_path / f"seed{seed}",
+            [f"init_from={student}", f"seed={seed}", *(["resume=true"] if seed == 2 else [])],
+            {"eval/em": 0.1 * seed},
+        )
+    write_report(tmp_path, ["eval/em"])  # another student is another experiment unless said otherwise
+    assert list(json.loads((tmp_path / "report.json").read_text())["over_seeds"]) == [
+        "init_from=student_a, seed=0,1",
+        "init_from=student_b, resume=true, seed=2",
+    ]
+    write_report(tmp_path, ["eval/em"], seeds_vary=["init_from"])
+    over_seeds = json.loads((tmp_path / "report.json").read_text())["over_seeds"]
+    assert list(over_seeds) == ["seed=0,1,2"]
+    assert (
+        over_seeds["seed=0,1,2"]["eval/em"]["value"] == pytest.approx(0.1)
+        and over_seeds["seed=0,1,2"]["eval/em"]["seeds"] == 3
+    )
+    assert "init_from=student_a,student_b" in (tmp_path / "report.md").read_text()  # each student named once
+
+
 def test_merged_seeds_plot_under_their_seeds_though_the_mean_rounds_above_its_interval(tmp_path, monkeypatch):
     from matplotlib.axes import Axes
 

@@ -96,21 +96,20 @@ def episode(task, number):
     return EventLog(id=f"{task}-{number}", task_id=task)
 
 
-def test_recorded_episodes_come_back_in_task_order_only_when_the_phase_is_whole(tmp_path):
+def test_recorded_episodes_come_back_in_task_order_with_a_gap_for_each_one_not_finished(tmp_path):
     path = tmp_path / "eventlogs" / "eval_before.jsonl"
     write_jsonl(
         [episode("b", 0), episode("a", 0), episode("b", 1)], path
     )  # as episodes end, not in task order
-    logs = recorded_episodes(tmp_path, "eval_before", ["a", "b", "b"])  # a task played twice takes two
-    assert [log.id for log in logs] == ["a-0", "b-0", "b-1"]
-    assert recorded_episodes(tmp_path, "eval_before", ["a", "b", "b", "c"]) is None  # killed before c ended
-    assert recorded_episodes(tmp_path, "eval_before", ["a", "b", "c"]) is None  # not the phase's tasks
+
+    def ids(task_ids):
+        return [log and log.id for log in recorded_episodes(tmp_path, "eval_before", task_ids)]
+
+    assert ids(["a", "b", "b"]) == ["a-0", "b-0", "b-1"]  # a task played twice takes two
+    assert ids(["a", "b", "b", "c"]) == ["a-0", "b-0", "b-1", None]  # killed before c ended
+    assert ids(["c", "b", "b", "b"]) == [None, "b-0", "b-1", None]  # b's third trial never ended
     assert recorded_episodes(tmp_path, "eval_warm", ["a"]) is None  # never reached
     with path.open("ab") as handle:  # a kill mid-write leaves a torn line, which is no episode
         handle.write(b'{"id": "c-0", "task_')
     with pytest.warns(UserWarning, match="torn"):
-        assert [log.id for log in recorded_episodes(tmp_path, "eval_before", ["b", "a", "b"])] == [
-            "b-0",
-            "a-0",
-            "b-1",
-        ]
+        assert ids(["b", "a", "c"]) == ["b-0", "a-0", None]

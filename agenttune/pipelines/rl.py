@@ -8,9 +8,9 @@
    starts from ``init_from``. With ``warm_start.cache`` the student is trained once per recipe and reused by every
    job, a resumed one too (:mod:`agenttune.pipelines.warm_start`).
 
-   A ``resume=true`` job does not play ``eval_before`` again, nor ``eval_warm`` of a cached student, when the killed
-   run it continues recorded the whole phase (:func:`~agenttune.stages.phases.reused_episodes`): same config, same
-   policy, so its episodes stand and are scored as if played now.
+   A ``resume=true`` job does not play again the episodes of ``eval_before``, nor of ``eval_warm`` of a cached
+   student, that the killed run it continues finished (:func:`~agenttune.stages.phases.reused_episodes`): same
+   config, same policy, so its episodes stand and are scored as if played now.
 3. ``algorithm`` (grpo, rloo or ppo) on the benchmark's train tasks: every rollout an episode of the episode loop
    with the ``strategy`` group, scored from its EventLog by the benchmark's reward (``train/reward/<name>``),
    written to ``eventlogs/train/step-<N>.jsonl``.

@@ -126,44 +126,54 @@ def episodes(
     (domain -> its ToolGraph controller) each domain's tasks run inside its controller.
 
     With ``reuse_recorded`` (for a phase whose policy the config fixes), a ``resume=true`` job takes the episodes
-    that the killed run it continues recorded for the whole phase instead of playing them again
-    (:func:`reused_episodes`)."""
-    if reuse_recorded and (recorded := reused_episodes(run, tasks, name)) is not None:
+    that the killed run it continues finished in this phase and plays only the others (:func:`reused_episodes`);
+    the list comes back in the order of ``tasks`` either way."""
+    recorded = reused_episodes(run, tasks, name) if reuse_recorded else None
+    recorded = recorded or [None] * len(tasks)
+    missing = [task for task, log in zip(tasks, recorded, strict=True) if log is None]
+    if not missing:
         return recorded
-    with run.episode_log(name) as log_writer, progress(total=len(tasks), desc=name, unit="episode") as bar:
+    with run.episode_log(name) as log_writer, progress(total=len(missing), desc=name, unit="episode") as bar:
 
         def writer(log: EventLog) -> None:
             log_writer.write(log)
             bar.update()
 
         if controllers is None:
-            return play(cfg, benchmark, agent, tasks, writer=writer, **options)
-        by_domain: dict[str, list[Any]] = {}
-        for task in tasks:
-            by_domain.setdefault(benchmark.domain_of(task), []).append(task)
-        return [
-            log
-            for domain, group in by_domain.items()
-            for log in play(cfg, benchmark, agent, group, controllers[domain], writer=writer, **options)
-        ]
+            played = play(cfg, benchmark, agent, missing, writer=writer, **options)
+        else:  # each domain's tasks inside its controller, the logs put back in the order of the tasks
+            played = [None] * len(missing)
+            by_domain: dict[str, list[int]] = {}
+            for position, task in enumerate(missing):
+                by_domain.setdefault(benchmark.domain_of(task), []).append(position)
+            for domain, positions in by_domain.items():
+                group = [missing[position] for position in positions]
+                logs = play(cfg, benchmark, agent, group, controllers[domain], writer=writer, **options)
+                for position, episode in zip(positions, logs, strict=True):
+                    played[position] = episode
+    played_logs = iter(played)
+    return [log if log is not None else next(played_logs) for log in recorded]
 
 
-def reused_episodes(run: RunContext, tasks: Sequence[Any], phase: str) -> list[EventLog] | None:
-    """``phase``'s episodes as recorded by the killed run of the same config that this ``resume=true`` job
-    continues (:func:`~agenttune.tracking.resume.recorded_episodes`), copied to this run's
-    ``eventlogs/<phase>.jsonl``; None when there is no such run or it did not record the whole phase."""
+def reused_episodes(run: RunContext, tasks: Sequence[Any], phase: str) -> list[EventLog | None] | None:
+    """``phase``'s episodes as far as the killed run of the same config that this ``resume=true`` job continues
+    recorded them (:func:`~agenttune.tracking.resume.recorded_episodes`: one entry per task, None for one it did
+    not finish), copied to this run's ``eventlogs/<phase>.jsonl``; None when there is no such run or it never
+    reached the phase."""
     killed_run = run.resume_plan.killed_run if run.resume_plan else None
     if killed_run is None:
         return None
     logs = recorded_episodes(killed_run, phase, [task_id(task, index) for index, task in enumerate(tasks)])
     if logs is None:
         return None
+    finished = [episode for episode in logs if episode is not None]
     with run.episode_log(phase) as writer:
-        for episode in logs:
+        for episode in finished:
             writer.write(episode)
     log.info(
-        "%s: reusing the %d episodes that %s recorded (resume=true, same config)",
+        "%s: reusing the %d of %d episodes that %s recorded (resume=true, same config)",
         phase,
+        len(finished),
         len(logs),
         killed_run,
     )

@@ -26,6 +26,7 @@ import difflib
 import html
 import json
 import logging
+from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -397,18 +398,20 @@ def write_report(
     metrics: list[str] | None = None,
     seed: int = 0,
     collected: tuple[list[JobRow], list[str], list[str]] | None = None,
+    seeds_vary: Collection[str] = (),
 ) -> tuple[Path, Path]:
     """Write report.md, report.html (with plots) and report.json into ``sweep_dir``; returns the first two. A
     requested metric no job has is named in the report and in a warning. ``seed`` seeds the bootstrap over seeds
     and tasks. The page opens with what it is of (:func:`provenance`); the selected configuration of a tau2 sweep
     is highlighted.
-    ``collected``: what :func:`collect` returned, when the caller has it (the W&B report reads the same rows)."""
+    ``collected``: what :func:`collect` returned, when the caller has it (the W&B report reads the same rows).
+    ``seeds_vary``: override keys set per seed, whose jobs still group as seeds (:func:`seed_groups`)."""
     sweep_dir = Path(sweep_dir)
     rows, metrics, missing = collected or collect(sweep_dir, metrics)
     sections = [(f"Report: {sweep_dir.name}", rows)]
     grouped: list[JobRow] = []
-    if has_seed_groups(rows):
-        grouped = [merge_seeds(group, metrics, seed) for group in seed_groups(rows)]
+    if has_seed_groups(rows, seeds_vary):
+        grouped = [merge_seeds(group, metrics, seed) for group in seed_groups(rows, seeds_vary)]
         sections = [(f"Report: {sweep_dir.name}, across seeds", grouped), ("Jobs", rows)]
     numbers = {
         "jobs": {row.job: interval_records({**row.logged, **row.metrics}, metrics) for row in rows},

@@ -14,8 +14,8 @@ this run, newest first (:func:`plan_resume`):
 3. else the job starts fresh, naming the keys in which the newest earlier run differs.
 
 A killed run of the same config is also where a resumed job finds the evaluations it need not play again
-(:func:`recorded_episodes`): the pipelines reuse a phase whose policy the config fixes (the starting policy, a
-cached warm start) when the killed run recorded an episode for every task of it.
+(:func:`recorded_episodes`): in a phase whose policy the config fixes (the starting policy, a cached warm start,
+a selected checkpoint), the pipelines take every episode the killed run finished and play only the others.
 """
 
 from __future__ import annotations
@@ -126,19 +126,15 @@ def plan_resume(cfg: DictConfig, run_dir: str | Path, checkpoint_subdir: str = "
     return ResumePlan(None, None, f"the newest earlier run {newest} {why}: starting fresh", killed_run)
 
 
-def recorded_episodes(run_dir: Path, phase: str, task_ids: Sequence[str]) -> list[EventLog] | None:
-    """The episodes that the run in ``run_dir`` recorded for ``phase`` (``eventlogs/<phase>.jsonl``), one per
-    entry of ``task_ids`` and in its order (a task listed twice, as in repeated trials, takes two), or None
-    unless the file holds exactly those: a phase the run was killed in holds only some."""
+def recorded_episodes(run_dir: Path, phase: str, task_ids: Sequence[str]) -> list[EventLog | None] | None:
+    """The episodes that the run in ``run_dir`` recorded for ``phase`` (``eventlogs/<phase>.jsonl``), one entry
+    per entry of ``task_ids`` and in its order (a task listed twice, as in repeated trials, takes two): the
+    recorded episode, or None for one the run did not finish (it was killed in the phase); None when the run
+    never reached the phase."""
     path = run_dir / "eventlogs" / f"{phase}.jsonl"
     if not path.exists():
         return None
     by_task: dict[str, list[EventLog]] = defaultdict(list)
     for log in read_jsonl(path, strict=False).logs:  # a killed run's torn last line is no episode
         by_task[log.task_id].append(log)
-    if sum(map(len, by_task.values())) != len(task_ids):
-        return None
-    try:
-        return [by_task[task_id].pop(0) for task_id in task_ids]
-    except IndexError:
-        return None
+    return [by_task[task_id].pop(0) if by_task[task_id] else None for task_id in task_ids]

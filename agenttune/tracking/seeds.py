@@ -15,7 +15,7 @@ seeds.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -24,6 +24,8 @@ from agenttune.stats import seed_task_interval
 from agenttune.tracking.jobs import JobRow
 
 SEED_KEY = "seed"
+# how a job was run, not what it measures: a job that continued a killed one belongs with the uninterrupted seeds
+RUN_KEYS = frozenset({"resume"})
 
 
 def job_seed(row: JobRow) -> str | None:
@@ -31,18 +33,20 @@ def job_seed(row: JobRow) -> str | None:
     return row.overrides.get(SEED_KEY, row.config.get(SEED_KEY))
 
 
-def seed_groups(rows: Sequence[JobRow]) -> list[list[JobRow]]:
-    """Rows grouped by their overrides other than ``seed``, in first-seen order."""
+def seed_groups(rows: Sequence[JobRow], varying: Collection[str] = ()) -> list[list[JobRow]]:
+    """Rows grouped by their overrides other than ``seed``, ``resume`` and the keys in ``varying`` (set per seed:
+    ``init_from`` where a seed starts from its own training of the same student), in first-seen order."""
+    ignored = {SEED_KEY, *RUN_KEYS, *varying}
     groups: dict[tuple, list[JobRow]] = {}
     for row in rows:
-        key = tuple(sorted((k, v) for k, v in row.overrides.items() if k != SEED_KEY))
+        key = tuple(sorted((k, v) for k, v in row.overrides.items() if k not in ignored))
         groups.setdefault(key, []).append(row)
     return list(groups.values())
 
 
-def has_seed_groups(rows: Sequence[JobRow]) -> bool:
-    """Whether some jobs differ only by ``seed``."""
-    return any(len({job_seed(row) for row in group}) > 1 for group in seed_groups(rows))
+def has_seed_groups(rows: Sequence[JobRow], varying: Collection[str] = ()) -> bool:
+    """Whether some jobs differ only by ``seed`` (and ``resume`` and the keys in ``varying``)."""
+    return any(len({job_seed(row) for row in group}) > 1 for group in seed_groups(rows, varying))
 
 
 def task_matrix(group: Sequence[JobRow], metric: str) -> np.ndarray | None:
@@ -89,10 +93,15 @@ def merge_seeds(group: Sequence[JobRow], metrics: Sequence[str], seed: int = 0) 
         }
     done = sum(row.status == "completed" for row in group)
     seeds = ",".join(job_seed(row) or "?" for row in group)
+    keys = dict.fromkeys(key for row in group for key in row.overrides if key != SEED_KEY)
+    overrides = {  # a key set per seed lists each of its values once
+        key: ",".join(dict.fromkeys(row.overrides[key] for row in group if key in row.overrides))
+        for key in keys
+    }
     return replace(
         group[0],
         job=",".join(row.job for row in group),
-        overrides={**{k: v for k, v in group[0].overrides.items() if k != SEED_KEY}, SEED_KEY: seeds},
+        overrides={**overrides, SEED_KEY: seeds},
         status="completed" if done == len(group) else f"{done}/{len(group)} completed",
         metrics=merged,
         logged={},

@@ -1,5 +1,5 @@
 """resume=true continues an interrupted run of the same config from its last checkpoint, at the same step, and
-does not play again the phases it recorded whole."""
+does not play again the episodes it recorded."""
 
 from __future__ import annotations
 
@@ -40,12 +40,16 @@ def test_resume_continues_from_the_last_checkpoint_of_the_same_config(run_pipeli
     assert other["metrics"]["train/resumed_from"] is None, "a different config never resumes another run"
 
 
-def test_a_resumed_rl_job_reuses_the_evaluations_its_killed_run_recorded(run_pipeline, tmp_path):
+def test_a_resumed_rl_job_reuses_the_evaluation_episodes_its_killed_run_recorded(run_pipeline, tmp_path):
     overrides = [*TINY_BUDGET, "warm_start.cache=true", f"paths.cache_dir={tmp_path / 'cache'}"]
     first_dir, first = run_pipeline(overrides, name="runs/first")
-    # Leave it as a kill during GRPO would: both evaluations before GRPO recorded, no GRPO checkpoint, no summary.
+    # Leave it as a kill in eval_warm's second episode would: eval_before recorded, eval_warm's first episode,
+    # nothing after, no summary.
     (first_dir / "summary.json").unlink()
     (first_dir / "eventlogs" / "eval_after.jsonl").unlink()
+    warm_log = first_dir / "eventlogs" / "eval_warm.jsonl"
+    first_warm_ids = episode_ids(first_dir, "eval_warm")
+    warm_log.write_text(warm_log.read_text().splitlines(keepends=True)[0])
     for checkpoint in (first_dir / "checkpoints").iterdir():
         if checkpoint.name != "distill":
             shutil.rmtree(checkpoint)
@@ -53,13 +57,14 @@ def test_a_resumed_rl_job_reuses_the_evaluations_its_killed_run_recorded(run_pip
     second_dir, second = run_pipeline([*overrides, "resume=true"], name="runs/second")
     assert second["status"] == "completed", second["error"]
 
-    for phase in (
-        "eval_before",
-        "eval_warm",
-    ):  # the same episodes (ids carry a random suffix), scored the same
-        assert episode_ids(second_dir, phase) == episode_ids(first_dir, phase)
-        for metric in ("hit@8", "tool_call_rate", "reward", "reward/ci_high"):
-            assert second["metrics"][f"{phase}/{metric}"] == first["metrics"][f"{phase}/{metric}"]
+    # the whole phase taken: the same episodes (ids carry a random suffix), scored the same
+    assert episode_ids(second_dir, "eval_before") == episode_ids(first_dir, "eval_before")
+    for metric in ("hit@8", "tool_call_rate", "reward", "reward/ci_high"):
+        assert second["metrics"][f"eval_before/{metric}"] == first["metrics"][f"eval_before/{metric}"]
+    # the phase it was killed in: the episode it finished taken, the other one played
+    second_warm_ids = episode_ids(second_dir, "eval_warm")
+    assert len(second_warm_ids) == 2 and len(set(second_warm_ids) & set(first_warm_ids)) == 1
+    assert second["metrics"]["eval_warm/reward/n"] == 2
     assert (
         len(episode_ids(second_dir, "eval_after")) == 2
     )  # GRPO ran again, and the policy it left was played

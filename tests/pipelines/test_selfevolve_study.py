@@ -1,5 +1,6 @@
 """scripts/selfevolve_study.sh runs the self-evolution study on a BFCL category or a tau2 domain unattended
-(student, then the method over seeds, then the report) and, run again, skips every job an earlier run completed."""
+(student, then the method over seeds, then the report), gives METHOD_ARGS to the method's jobs alone and, run
+again, skips every job an earlier run completed."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ def test_the_study_runs_and_a_second_run_skips_what_completed(benchmark, domain)
         "TASK": task,
         "SEEDS": "0",
         "PYTHON": sys.executable,
+        "METHOD_ARGS": "harness.toolgraph.candidate_scoring=false algorithm.learning_rate=5e-5",
     }
     study = ROOT / "outputs" / task / domain
     try:
@@ -51,8 +53,13 @@ def test_the_study_runs_and_a_second_run_skips_what_completed(benchmark, domain)
         second = done.stdout + done.stderr
         assert second.count("already completed this config: nothing to do") == 2  # the student and the seed
         assert (study / "seeds" / "report.md").exists()
-        assert len(list((study / "student").glob("*/checkpoints/final"))) == 1  # trained once
         first_attempt = sorted((study / "seeds").glob("0_*/summary.json"))[0]
+        # METHOD_ARGS reach the method's jobs and not the student's
+        (student,) = (study / "student").glob("*/checkpoints/final")  # trained once
+        student_overrides = (student.parents[1] / ".hydra" / "overrides.yaml").read_text()
+        method_overrides = (first_attempt.parent / ".hydra" / "overrides.yaml").read_text()
+        assert "candidate_scoring=false" in method_overrides and "learning_rate=5e-5" in method_overrides
+        assert "candidate_scoring" not in student_overrides and "learning_rate" not in student_overrides
         summary = json.loads(first_attempt.read_text())["metrics"]
         # the student's own episodes are collected beside the scripted agents' (one per train task by default)
         assert summary[f"collect/{domain}/policy_episodes"] == 2
