@@ -1,6 +1,7 @@
 """``pipeline=distill``: distil the benchmark's teacher into the student: collect, filter, train, evaluate.
 
-1. ``eval_before/*`` on the benchmark's eval tasks.
+1. ``eval_before/*`` on the benchmark's eval tasks (a ``resume=true`` job keeps the episodes its killed run
+   finished).
 2. The benchmark's teacher (a scripted engine; CUAD's retrieval teacher knows the gold answer but can quote only
    what its searches showed) plays every train task through the same harness and strategy as the student
    (``eventlogs/teacher.jsonl``, token-exact full logs).
@@ -27,7 +28,8 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     benchmark = load_benchmark(cfg)
     eval_tasks = benchmark.tasks("eval")
     model, tokenizer = load_policy(cfg)
-    before = evaluate(cfg, run, benchmark, policy_engine(cfg, model, tokenizer), eval_tasks, "eval_before")
+    engine = policy_engine(cfg, model, tokenizer)
+    before = evaluate(cfg, run, benchmark, engine, eval_tasks, "eval_before", reuse_recorded=True)
     train_tasks = benchmark.tasks("train")
     distill_teacher(
         cfg, run, benchmark, model, tokenizer, train_tasks, resume_from=resume_checkpoint(cfg, run)

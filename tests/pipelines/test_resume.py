@@ -75,6 +75,34 @@ def test_a_resumed_rl_job_reuses_the_evaluation_episodes_its_killed_run_recorded
     assert set(episode_ids(third_dir, "eval_before")).isdisjoint(episode_ids(first_dir, "eval_before"))
 
 
+def test_a_resumed_distill_job_keeps_the_episodes_its_killed_run_finished_before_training(run_pipeline):
+    overrides = [
+        "+experiment=cuad_distill",
+        "model=tiny_random",
+        "benchmark.num_train=2",
+        "benchmark.num_eval=2",
+        "benchmark.max_docs=4",
+        "algorithm.max_steps=1",
+        "model.max_new_tokens=8",
+    ]
+    first_dir, _ = run_pipeline(overrides, name="runs/first")
+    # Leave it as a kill in eval_before's second episode would: one episode recorded, nothing after.
+    before_ids = episode_ids(first_dir, "eval_before")
+    (first_dir / "summary.json").unlink()
+    shutil.rmtree(first_dir / "checkpoints")
+    for phase in (first_dir / "eventlogs").glob("*.jsonl"):
+        if phase.stem == "eval_before":
+            phase.write_text(phase.read_text().splitlines(keepends=True)[0])
+        else:
+            phase.unlink()
+
+    second_dir, second = run_pipeline([*overrides, "resume=true"], name="runs/second")
+    assert second["status"] == "completed", second["error"]
+    resumed_ids = episode_ids(second_dir, "eval_before")
+    assert len(resumed_ids) == 2 and len(set(resumed_ids) & set(before_ids)) == 1
+    assert second["metrics"]["delta/reward/n"] == 2
+
+
 # The self-evolution method on two BFCL tasks with a random 2-layer model: every phase, in seconds a phase.
 SELF_EVOLVE = [
     "+experiment=bfcl_toolgraph_dpo",
