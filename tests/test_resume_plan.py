@@ -109,6 +109,14 @@ def test_recorded_episodes_come_back_in_task_order_with_a_gap_for_each_one_not_f
     assert ids(["a", "b", "b", "c"]) == ["a-0", "b-0", "b-1", None]  # killed before c ended
     assert ids(["c", "b", "b", "b"]) == [None, "b-0", "b-1", None]  # b's third trial never ended
     assert recorded_episodes(tmp_path, "eval_warm", ["a"]) is None  # never reached
+    # keyed as the benchmark keys them: tau2's task ids repeat across domains
+    write_jsonl(
+        [EventLog(id="r5", task_id="5", metadata={"domain": "retail"})], tmp_path / "eventlogs" / "p.jsonl"
+    )
+    by_domain = recorded_episodes(
+        tmp_path, "p", ["airline/5", "retail/5"], key=lambda log: f"{log.metadata['domain']}/{log.task_id}"
+    )
+    assert [log and log.id for log in by_domain] == [None, "r5"]
     with path.open("ab") as handle:  # a kill mid-write leaves a torn line, which is no episode
         handle.write(b'{"id": "c-0", "task_')
     with pytest.warns(UserWarning, match="torn"):

@@ -16,6 +16,8 @@ tasks)``                      only ``metrics``); the pipelines average them per 
                               means over tasks with ``/n`` and 95% bootstrap ``/ci_low``, ``/ci_high``, and ``rl``
                               pairs them by task (``delta/<metric>``)
 ``task_key(log)``             which task an episode played (default its ``task_id``; tau2 adds the domain)
+``task_key_of(task, index)``  the same key from the task, before it is played (a resumed job matches recorded
+                              episodes to tasks by it)
 ``metrics(logs, tasks)``      aggregate values of a phase's logs that are no mean of episode scores (counts, index
                               sizes), reported beside those means; the whole report of a benchmark without
                               ``episode_scores`` (the pipelines prefix them: ``eval/avg_reward``)
@@ -52,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from omegaconf import DictConfig
 
+from agenttune.agents.episode import task_id
 from agenttune.events.schema import EventLog
 
 if TYPE_CHECKING:
@@ -149,6 +152,10 @@ class Benchmark:
 
     def task_key(self, log: EventLog) -> str:
         return log.task_id
+
+    def task_key_of(self, task: Any, index: int) -> str:
+        """What :meth:`task_key` says of an episode of ``task``, the ``index``-th task of its phase."""
+        return task_id(task, index)
 
     def metrics(self, logs: Sequence[EventLog], tasks: Sequence[Any]) -> dict[str, float]:
         return {}

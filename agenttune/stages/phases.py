@@ -128,7 +128,7 @@ def episodes(
     With ``reuse_recorded`` (for a phase whose policy the config fixes), a ``resume=true`` job takes the episodes
     that the killed run it continues finished in this phase and plays only the others (:func:`reused_episodes`);
     the list comes back in the order of ``tasks`` either way."""
-    recorded = reused_episodes(run, tasks, name) if reuse_recorded else None
+    recorded = reused_episodes(run, benchmark, tasks, name) if reuse_recorded else None
     recorded = recorded or [None] * len(tasks)
     missing = [task for task, log in zip(tasks, recorded, strict=True) if log is None]
     if not missing:
@@ -155,7 +155,9 @@ def episodes(
     return [log if log is not None else next(played_logs) for log in recorded]
 
 
-def reused_episodes(run: RunContext, tasks: Sequence[Any], phase: str) -> list[EventLog | None] | None:
+def reused_episodes(
+    run: RunContext, benchmark: Benchmark, tasks: Sequence[Any], phase: str
+) -> list[EventLog | None] | None:
     """``phase``'s episodes as far as the killed run of the same config that this ``resume=true`` job continues
     recorded them (:func:`~agenttune.tracking.resume.recorded_episodes`: one entry per task, None for one it did
     not finish), copied to this run's ``eventlogs/<phase>.jsonl``; None when there is no such run or it never
@@ -163,7 +165,8 @@ def reused_episodes(run: RunContext, tasks: Sequence[Any], phase: str) -> list[E
     killed_run = run.resume_plan.killed_run if run.resume_plan else None
     if killed_run is None:
         return None
-    logs = recorded_episodes(killed_run, phase, [task_id(task, index) for index, task in enumerate(tasks)])
+    keys = [benchmark.task_key_of(task, index) for index, task in enumerate(tasks)]
+    logs = recorded_episodes(killed_run, phase, keys, key=benchmark.task_key)
     if logs is None:
         return None
     finished = [episode for episode in logs if episode is not None]

@@ -126,15 +126,20 @@ def plan_resume(cfg: DictConfig, run_dir: str | Path, checkpoint_subdir: str = "
     return ResumePlan(None, None, f"the newest earlier run {newest} {why}: starting fresh", killed_run)
 
 
-def recorded_episodes(run_dir: Path, phase: str, task_ids: Sequence[str]) -> list[EventLog | None] | None:
+def recorded_episodes(
+    run_dir: Path,
+    phase: str,
+    task_keys: Sequence[str],
+    key: Callable[[EventLog], str] = lambda log: log.task_id,
+) -> list[EventLog | None] | None:
     """The episodes that the run in ``run_dir`` recorded for ``phase`` (``eventlogs/<phase>.jsonl``), one entry
-    per entry of ``task_ids`` and in its order (a task listed twice, as in repeated trials, takes two): the
-    recorded episode, or None for one the run did not finish (it was killed in the phase); None when the run
-    never reached the phase."""
+    per entry of ``task_keys`` and in its order (a task listed twice, as in repeated trials, takes two): the
+    episode whose ``key`` it is (the benchmark's ``task_key``), or None for one the run did not finish (it was
+    killed in the phase); None when the run never reached the phase."""
     path = run_dir / "eventlogs" / f"{phase}.jsonl"
     if not path.exists():
         return None
     by_task: dict[str, list[EventLog]] = defaultdict(list)
     for log in read_jsonl(path, strict=False).logs:  # a killed run's torn last line is no episode
-        by_task[log.task_id].append(log)
-    return [by_task[task_id].pop(0) if by_task[task_id] else None for task_id in task_ids]
+        by_task[key(log)].append(log)
+    return [by_task[task].pop(0) if by_task[task] else None for task in task_keys]

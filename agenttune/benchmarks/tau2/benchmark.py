@@ -151,6 +151,9 @@ class Tau2(Benchmark):
     def task_key(self, log: EventLog) -> str:
         return f"{log.metadata['domain']}/{log.task_id}"  # task ids repeat across domains
 
+    def task_key_of(self, task: Task, index: int) -> str:
+        return f"{self.domain_of(task)}/{task.id}"
+
     def teacher(self, task: Task, tokenizer: Any, kind: str = "oracle"):
         if kind not in AGENTS:
             raise ValueError(f"harness.agent={kind!r}: choose policy or one of {AGENTS}")
