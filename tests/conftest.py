@@ -6,11 +6,16 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from agenttune.config import ModelConfig, repo_root
 
 os.environ.setdefault("WANDB_MODE", "offline")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+# Property tests assert behaviour, not speed: no per-example deadline, which a busy machine would trip.
+settings.register_profile("untimed", deadline=None)
+settings.load_profile("untimed")
 
 
 @pytest.fixture(scope="session")
