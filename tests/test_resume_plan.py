@@ -7,9 +7,12 @@ import json
 import pytest
 from omegaconf import OmegaConf
 
-from agenttune.events import write_jsonl
+from agenttune.benchmarks.base import Benchmark
+from agenttune.events import load_jsonl, write_jsonl
 from agenttune.events.schema import EventLog
-from agenttune.tracking.resume import plan_resume, recorded_episodes
+from agenttune.stages.phases import reused_episodes
+from agenttune.tracking.resume import ResumePlan, plan_resume, recorded_episodes
+from agenttune.tracking.run import RunContext
 from tests.conftest import compose_config
 
 SMOKE = ["+experiment=smoke", "model=tiny_random", "algorithm=sft", "algorithm.max_steps=2"]
@@ -92,6 +95,16 @@ def test_a_killed_run_without_a_checkpoint_is_named_for_its_recorded_evaluations
     assert plan(tmp_path, ["algorithm.learning_rate=1e-3"]).killed_run is None
 
 
+def test_the_runs_that_differ_in_the_seed_alone_are_named_seed_siblings_newest_first(tmp_path):
+    older = earlier_run(tmp_path / "1", ["seed=1"], status="completed")
+    earlier_run(tmp_path / "2", ["seed=1", "algorithm.learning_rate=3e-4"])
+    newer = earlier_run(tmp_path / "3", ["seed=2"], steps=())
+    same = earlier_run(tmp_path / "4", [], steps=())
+    result = plan(tmp_path, [])
+    assert result.seed_siblings == (newer, older) and result.killed_run == same
+    assert plan(tmp_path, ["seed=1"]).completed_run == older
+
+
 def episode(task, number):
     return EventLog(id=f"{task}-{number}", task_id=task)
 
@@ -121,3 +134,23 @@ def test_recorded_episodes_come_back_in_task_order_with_a_gap_for_each_one_not_f
         handle.write(b'{"id": "c-0", "task_')
     with pytest.warns(UserWarning, match="torn"):
         assert ids(["b", "a", "c"]) == ["b-0", "a-0", None]
+
+
+def test_a_seed_free_phase_fills_the_killed_runs_gaps_from_the_other_seeds_runs(tmp_path):
+    cfg = compose_config(SMOKE, tmp_path / "now")
+    killed, seed_1, seed_2 = tmp_path / "killed", tmp_path / "seed_1", tmp_path / "seed_2"
+    write_jsonl([episode("a", 0)], killed / "eventlogs" / "eval_baseline.jsonl")
+    write_jsonl([episode("a", 1), episode("b", 1)], seed_1 / "eventlogs" / "eval_baseline.jsonl")
+    write_jsonl([episode("b", 2), episode("c", 2)], seed_2 / "eventlogs" / "eval_baseline.jsonl")
+    tasks = [{"id": task} for task in "abcd"]
+
+    def reused(across_seeds):
+        run = RunContext(cfg, tmp_path / f"now_{across_seeds}")
+        run.resume_plan = ResumePlan(None, None, "", killed_run=killed, seed_siblings=(seed_1, seed_2))
+        logs = reused_episodes(run, Benchmark(cfg), tasks, "eval_baseline", across_seeds)
+        copied = sorted(log.id for log in load_jsonl(run.dir / "eventlogs" / "eval_baseline.jsonl"))
+        return [log and log.id for log in logs], copied
+
+    # the killed run's own episode first, then the newest seed's, then the next one's; d was never played
+    assert reused(True) == (["a-0", "b-1", "c-2", None], ["a-0", "b-1", "c-2"])
+    assert reused(False) == (["a-0", None, None, None], ["a-0"])  # a phase that depends on the seed

@@ -160,6 +160,11 @@ class Benchmark:
     def metrics(self, logs: Sequence[EventLog], tasks: Sequence[Any]) -> dict[str, float]:
         return {}
 
+    def deterministic(self) -> bool:
+        """Whether a greedy policy plays each task the same way every time (no sampled user, no random tools), so
+        that its episodes do not depend on the job's seed. False unless a benchmark knows better."""
+        return False
+
     def teacher(self, task: Any, tokenizer: Any, kind: str = "oracle") -> Engine:
         raise NotImplementedError(f"benchmark {self.name!r} has no scripted agent {kind!r}")
 

@@ -85,6 +85,12 @@ def lora_config(cfg: ModelConfig):
     )
 
 
+def seeded_weights(cfg: ModelConfig, init_from: str | None = None) -> bool:
+    """Whether :func:`load_model`'s weights depend on its ``seed``: the tiny random model built from config (a
+    LoRA adapter starts at zero, so it never changes what the model outputs)."""
+    return cfg.path == TINY and not init_from
+
+
 def load_model(cfg: ModelConfig, cache_dir: str | os.PathLike, init_from: str | None = None, seed: int = 0):
     """Load the policy as a trainable causal LM (4-bit and LoRA adapters attached when configured)."""
     import torch
@@ -101,7 +107,7 @@ def load_model(cfg: ModelConfig, cache_dir: str | os.PathLike, init_from: str | 
             path, dtype=getattr(torch, cfg.dtype), quantization_config=quantization, device_map=device_map
         )
 
-    if cfg.path == TINY and not init_from:
+    if seeded_weights(cfg, init_from):
         tokenizer = AutoTokenizer.from_pretrained(TOKENIZER_DIR)
         model = tiny_random_model(tokenizer, cfg.tiny_hidden_size, cfg.tiny_num_layers, seed)
         if quantization is not None:  # bitsandbytes quantises while loading: save the random weights first

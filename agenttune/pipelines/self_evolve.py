@@ -32,7 +32,9 @@ A ``resume=true`` job continues its killed run (:mod:`agenttune.tracking.resume`
 recorded whole instead of playing it again (the collection, so that the DPO it continues trains on the same
 pairs; the selection's and the evaluations' episodes, whose policies are then the same) and continues DPO from its
 newest checkpoint, beside the earlier checkpoints it links in, so that selection compares the same checkpoints as
-a run that was never killed.
+a run that was never killed. A greedy baseline on a deterministic benchmark does not depend on the seed: it is
+taken from an earlier run whose config differs in ``seed`` alone (:func:`seed_free_baseline`), so a study's seeds
+evaluate their common starting policy once.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from agenttune.engines.base import Engine
 from agenttune.engines.factory import build_engine
 from agenttune.engines.templates import encode, render
 from agenttune.events.schema import EventLog
+from agenttune.models.loading import seeded_weights
 from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
 from agenttune.selfevolve.controller import ToolGraphController
 from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
@@ -184,13 +187,24 @@ def evaluate_policy(
     controllers: Mapping[str, ToolGraphController] | None,
     tasks: Sequence[Any],
     split: str = "eval",
+    across_seeds: bool = False,
 ) -> list[EventLog]:
     """Episodes of the policy on ``tasks`` of ``split`` (inside ``controllers`` when given), also sent to the
-    tracker's ``<name>/trajectories`` table."""
+    tracker's ``<name>/trajectories`` table; ``across_seeds``: see :func:`~agenttune.stages.phases.episodes`."""
     engine = policy_engine(cfg, model, tokenizer)
-    logs = episodes(cfg, benchmark, engine, tasks, name, run, controllers, reuse_recorded=True)
+    logs = episodes(cfg, benchmark, engine, tasks, name, run, controllers, True, across_seeds)
     run.log_episodes(f"{name}/trajectories", logs, split)
     return logs
+
+
+def seed_free_baseline(cfg: DictConfig, benchmark: Benchmark) -> bool:
+    """Whether the baseline's episodes do not depend on the seed: its weights do not (a pretrained model or
+    ``init_from``, not a random one built from the seed), it decodes greedily and the benchmark is deterministic;
+    then a ``resume=true`` job takes them from an earlier seed of the same config (the airline study's seeds 0 and
+    1, one student, scored every task alike)."""
+    model = typed(cfg.model, ModelConfig)
+    temperature = model.temperature if model.eval_temperature is None else model.eval_temperature
+    return not seeded_weights(model, cfg.init_from) and temperature == 0 and benchmark.deterministic()
 
 
 def task_scores(
@@ -353,7 +367,17 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     tuned = load_checkpoint(cfg, run.checkpoint_dir / selected)
     policies = dict(zip(VARIANTS, [(base, None), (base, controllers), (tuned, controllers)], strict=True))
     variants = {
-        name: evaluate_policy(cfg, run, benchmark, policy, tokenizer, f"eval_{name}", wrap, eval_tasks)
+        name: evaluate_policy(
+            cfg,
+            run,
+            benchmark,
+            policy,
+            tokenizer,
+            f"eval_{name}",
+            wrap,
+            eval_tasks,
+            across_seeds=name == "baseline" and seed_free_baseline(cfg, benchmark),
+        )
         for name, (policy, wrap) in policies.items()
     }
     metrics = compare_variants(cfg, run, benchmark, domains, variants)

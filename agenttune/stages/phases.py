@@ -119,6 +119,7 @@ def episodes(
     run: RunContext,
     controllers: Mapping[str, ToolGraphController] | None = None,
     reuse_recorded: bool = False,
+    across_seeds: bool = False,
     **options: Any,
 ) -> list[EventLog]:
     """:func:`play` the tasks (``options`` go to it), each episode appended to ``eventlogs/<name>.jsonl`` (and
@@ -127,8 +128,9 @@ def episodes(
 
     With ``reuse_recorded`` (for a phase whose policy the config fixes), a ``resume=true`` job takes the episodes
     that the killed run it continues finished in this phase and plays only the others (:func:`reused_episodes`);
-    the list comes back in the order of ``tasks`` either way."""
-    recorded = reused_episodes(run, benchmark, tasks, name) if reuse_recorded else None
+    with ``across_seeds`` too (a phase whose episodes do not depend on the seed), also those of the runs whose
+    config differs in ``seed`` alone. The list comes back in the order of ``tasks`` either way."""
+    recorded = reused_episodes(run, benchmark, tasks, name, across_seeds) if reuse_recorded else None
     recorded = recorded or [None] * len(tasks)
     missing = [task for task, log in zip(tasks, recorded, strict=True) if log is None]
     if not missing:
@@ -156,17 +158,26 @@ def episodes(
 
 
 def reused_episodes(
-    run: RunContext, benchmark: Benchmark, tasks: Sequence[Any], phase: str
+    run: RunContext, benchmark: Benchmark, tasks: Sequence[Any], phase: str, across_seeds: bool = False
 ) -> list[EventLog | None] | None:
     """``phase``'s episodes as far as the killed run of the same config that this ``resume=true`` job continues
     recorded them (:func:`~agenttune.tracking.resume.recorded_episodes`: one entry per task, None for one it did
-    not finish), copied to this run's ``eventlogs/<phase>.jsonl``; None when there is no such run or it never
-    reached the phase."""
-    killed_run = run.resume_plan.killed_run if run.resume_plan else None
-    if killed_run is None:
+    not finish), the gaps filled from its seed siblings' with ``across_seeds``; copied to this run's
+    ``eventlogs/<phase>.jsonl``. None when no such run reached the phase."""
+    plan = run.resume_plan
+    if plan is None:
         return None
+    sources = [plan.killed_run] if plan.killed_run else []
+    sources += list(plan.seed_siblings) if across_seeds else []
     keys = [benchmark.task_key_of(task, index) for index, task in enumerate(tasks)]
-    logs = recorded_episodes(killed_run, phase, keys, key=benchmark.task_key)
+    logs, used = None, []
+    for source in sources:
+        recorded = recorded_episodes(source, phase, keys, key=benchmark.task_key)
+        if recorded is None or all(episode is None for episode in recorded):
+            continue
+        used.append(str(source))
+        logs = logs or [None] * len(keys)  # the first source's episodes, then each later one's in the gaps
+        logs = [held if held is not None else found for held, found in zip(logs, recorded, strict=True)]
     if logs is None:
         return None
     finished = [episode for episode in logs if episode is not None]
@@ -174,11 +185,12 @@ def reused_episodes(
         for episode in finished:
             writer.write(episode)
     log.info(
-        "%s: reusing the %d of %d episodes that %s recorded (resume=true, same config)",
+        "%s: reusing the %d of %d episodes that %s recorded (resume=true: the same config%s)",
         phase,
         len(finished),
         len(logs),
-        killed_run,
+        ", ".join(used),
+        ", or another seed" if across_seeds else "",
     )
     return logs
 

@@ -15,7 +15,10 @@ this run, newest first (:func:`plan_resume`):
 
 A killed run of the same config is also where a resumed job finds the evaluations it need not play again
 (:func:`recorded_episodes`): in a phase whose policy the config fixes (the starting policy, a cached warm start,
-a selected checkpoint), the pipelines take every episode the killed run finished and play only the others.
+a selected checkpoint), the pipelines take every episode the killed run finished and play only the others. A
+phase whose episodes do not depend on the seed either (a greedy policy the config fixes, on a deterministic
+benchmark) also takes them from the runs whose config differs in ``seed`` alone (``seed_siblings``): the other
+seeds of a study evaluate the same starting policy once.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,17 +49,20 @@ SHOWN_KEYS = 6  # differing keys named in a message
 class ResumePlan:
     """What a ``resume=true`` job does: continue from ``checkpoint``, or nothing when ``completed_run`` already
     ran this config to the end, or start fresh (both None); ``message`` says which, and why. ``killed_run`` is
-    the newest earlier run of the same config that did not complete (its recorded evaluations can be reused)."""
+    the newest earlier run of the same config that did not complete (its recorded evaluations can be reused);
+    ``seed_siblings`` the earlier runs, newest first, whose config differs in ``seed`` alone (and the keys set to
+    ``${seed}``, such as ``algorithm.seed``)."""
 
     checkpoint: str | None
     completed_run: Path | None
     message: str
     killed_run: Path | None = None
+    seed_siblings: tuple[Path, ...] = ()
 
 
-def flat_config(cfg: DictConfig) -> dict[str, Any]:
-    """The resolved config as ``dotted.key -> value``, without what :data:`DIGEST_EXCLUDES` leaves out of the
-    digest (works on an earlier run's ``.hydra/config.yaml`` too)."""
+def flat_config(cfg: DictConfig, resolve: bool = True) -> dict[str, Any]:
+    """The config (resolved unless ``resolve`` is false) as ``dotted.key -> value``, without what
+    :data:`DIGEST_EXCLUDES` leaves out of the digest (works on an earlier run's ``.hydra/config.yaml`` too)."""
     kept = [key for key in cfg if key not in (*DIGEST_EXCLUDES, "hydra")]
     flat: dict[str, Any] = {}
 
@@ -67,7 +73,7 @@ def flat_config(cfg: DictConfig) -> dict[str, Any]:
         else:
             flat[prefix[:-1]] = node
 
-    walk(OmegaConf.to_container(OmegaConf.masked_copy(cfg, kept), resolve=True), "")
+    walk(OmegaConf.to_container(OmegaConf.masked_copy(cfg, kept), resolve=resolve), "")
     return flat
 
 
@@ -100,6 +106,15 @@ def plan_resume(cfg: DictConfig, run_dir: str | Path, checkpoint_subdir: str = "
         config_file = folder / ".hydra" / "config.yaml"
         if config_file.exists():
             earlier.append((folder, differences(flat_config(OmegaConf.load(config_file)), current)))
+    seeded = {"seed"} | {key for key, value in flat_config(cfg, resolve=False).items() if value == "${seed}"}
+    siblings = tuple(folder for folder, changed in earlier if "seed" in changed and set(changed) <= seeded)
+    return replace(_plan(earlier, run_dir, checkpoint_subdir), seed_siblings=siblings)
+
+
+def _plan(
+    earlier: list[tuple[Path, dict[str, tuple[Any, Any]]]], run_dir: Path, checkpoint_subdir: str
+) -> ResumePlan:
+    """The plan from the earlier runs (newest first) and how each one's config differs from this job's."""
     killed_run = None
     for folder, changed in earlier:
         if changed:

@@ -104,6 +104,10 @@ class Tau2(Benchmark):
             self._user_engine = build_engine(user_model_config(self.cfg), cache_dir=self.cfg.paths.cache_dir)
         return LLMUser(self._user_engine)
 
+    def deterministic(self) -> bool:
+        """The scripted user answers as its script says and tau2's tools are deterministic; an LLM user samples."""
+        return self.cfg.harness.user == "scripted"
+
     def user_simulator(self) -> str:
         """Who played the user, in words (``submission.json``'s ``user_simulator``)."""
         if self.cfg.harness.user == "scripted":
