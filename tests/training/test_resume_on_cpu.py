@@ -7,7 +7,7 @@ import pytest
 from calculator_rollouts import calculator_rollouts
 from test_algorithms_on_cpu import preference_rows, tiny_algorithm
 
-from agenttune.training import TrainingData, build_trainer, last_checkpoint, train
+from agenttune.training import MetricsCallback, TrainingData, build_trainer, last_checkpoint, train
 
 CASES = {
     "dpo": lambda tokenizer: (TrainingData(preferences=preference_rows()), {}),
@@ -48,3 +48,25 @@ def test_resume_continues_at_the_saved_step_on_cpu(name, tiny_model_config, cach
     assert sorted(p.name for p in tmp_path.glob("checkpoint-*")) == ["checkpoint-2", "checkpoint-3"]
     second.save_model(str(tmp_path / "final"))
     assert (tmp_path / "final" / "config.json").exists()
+
+
+def test_a_run_resumed_at_its_last_step_logs_no_train_loss(tiny_model_config, cache_dir, tokenizer, tmp_path):
+    from agenttune.models import load_model
+
+    def run(resume_from=None):
+        logged = []
+        trainer = build_trainer(
+            tiny_algorithm("dpo", save_steps=1),
+            load_model(tiny_model_config, cache_dir),
+            tokenizer,
+            TrainingData(preferences=preference_rows()),
+            str(tmp_path),
+            callbacks=[MetricsCallback(lambda metrics, step: logged.append(metrics))],
+        )
+        train(trainer, resume_from=resume_from)
+        return logged[-1]  # the Trainer's closing log
+
+    closing = run()
+    assert "train_runtime" in closing and closing["train_loss"] > 0  # 2 steps trained
+    closing = run(resume_from=last_checkpoint(tmp_path))  # at step 2 of 2: nothing left to train
+    assert "train_runtime" in closing and "train_loss" not in closing
