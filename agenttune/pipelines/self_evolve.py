@@ -192,7 +192,9 @@ def evaluate_policy(
     """Episodes of the policy on ``tasks`` of ``split`` (inside ``controllers`` when given), also sent to the
     tracker's ``<name>/trajectories`` table; ``across_seeds``: see :func:`~agenttune.stages.phases.episodes`."""
     engine = policy_engine(cfg, model, tokenizer)
-    logs = episodes(cfg, benchmark, engine, tasks, name, run, controllers, True, across_seeds)
+    logs = episodes(
+        cfg, benchmark, engine, tasks, name, run, controllers, reuse_recorded=True, across_seeds=across_seeds
+    )
     run.log_episodes(f"{name}/trajectories", logs, split)
     return logs
 
