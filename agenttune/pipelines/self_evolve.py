@@ -59,7 +59,12 @@ from agenttune.selfevolve.attribution import SEVERITY, attribute_failures
 from agenttune.selfevolve.controller import ToolGraphController
 from agenttune.selfevolve.divergence import DivergenceConfig, build_dpo_pairs
 from agenttune.selfevolve.toolgraph import user_fault_reason
-from agenttune.stages.phases import episodes, policy_engine, toolgraph_controllers
+from agenttune.stages.phases import (
+    episodes,
+    evaluation_model_config,
+    policy_engine,
+    toolgraph_controllers,
+)
 from agenttune.stages.policy import load_policy, resume_checkpoint, train_policy, typed
 from agenttune.stats import paired_deltas, paired_differences, task_means, with_intervals
 from agenttune.tracking.run import RunContext
@@ -204,9 +209,8 @@ def seed_free_baseline(cfg: DictConfig, benchmark: Benchmark) -> bool:
     ``init_from``, not a random one built from the seed), it decodes greedily and the benchmark is deterministic;
     then a ``resume=true`` job takes them from an earlier seed of the same config (the airline study's seeds 0 and
     1, one student, scored every task alike)."""
-    model = typed(cfg.model, ModelConfig)
-    temperature = model.temperature if model.eval_temperature is None else model.eval_temperature
-    return not seeded_weights(model, cfg.init_from) and temperature == 0 and benchmark.deterministic()
+    model = evaluation_model_config(cfg)
+    return not seeded_weights(model, cfg.init_from) and model.temperature == 0 and benchmark.deterministic()
 
 
 def task_scores(
@@ -368,6 +372,7 @@ def run(cfg: DictConfig, run: RunContext) -> None:
     base, _ = load_policy(cfg)
     tuned = load_checkpoint(cfg, run.checkpoint_dir / selected)
     policies = dict(zip(VARIANTS, [(base, None), (base, controllers), (tuned, controllers)], strict=True))
+    seed_free = seed_free_baseline(cfg, benchmark)
     variants = {
         name: evaluate_policy(
             cfg,
@@ -378,7 +383,7 @@ def run(cfg: DictConfig, run: RunContext) -> None:
             f"eval_{name}",
             wrap,
             eval_tasks,
-            across_seeds=name == "baseline" and seed_free_baseline(cfg, benchmark),
+            across_seeds=seed_free and name == "baseline",
         )
         for name, (policy, wrap) in policies.items()
     }

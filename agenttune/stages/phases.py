@@ -48,14 +48,18 @@ log = logging.getLogger(__name__)
 ScriptedAgent = Callable[[Any], Engine]  # task -> the scripted engine that plays it
 
 
-def policy_engine(cfg: DictConfig, model, tokenizer) -> Engine:
-    """The ``model`` group's engine around ``model``, in evaluation mode, sampling at ``model.eval_temperature``
-    when it is set."""
-    model.eval()
+def evaluation_model_config(cfg: DictConfig) -> ModelConfig:
+    """The ``model`` group as evaluations sample from it: at ``model.eval_temperature`` when it is set."""
     model_cfg = typed(cfg.model, ModelConfig)
-    if model_cfg.eval_temperature is not None:
-        model_cfg = dataclasses.replace(model_cfg, temperature=model_cfg.eval_temperature)
-    return build_engine(model_cfg, model, tokenizer)
+    if model_cfg.eval_temperature is None:
+        return model_cfg
+    return dataclasses.replace(model_cfg, temperature=model_cfg.eval_temperature)
+
+
+def policy_engine(cfg: DictConfig, model, tokenizer) -> Engine:
+    """The ``model`` group's engine around ``model``, in evaluation mode (:func:`evaluation_model_config`)."""
+    model.eval()
+    return build_engine(evaluation_model_config(cfg), model, tokenizer)
 
 
 def play(
@@ -170,15 +174,16 @@ def reused_episodes(
     sources = [plan.killed_run] if plan.killed_run else []
     sources += list(plan.seed_siblings) if across_seeds else []
     keys = [benchmark.task_key_of(task, index) for index, task in enumerate(tasks)]
-    logs, used = None, []
+    # the first source's episodes, then each later one's in the gaps
+    logs: list[EventLog | None] = [None] * len(keys)
+    used = []
     for source in sources:
         recorded = recorded_episodes(source, phase, keys, key=benchmark.task_key)
         if recorded is None or all(episode is None for episode in recorded):
             continue
         used.append(str(source))
-        logs = logs or [None] * len(keys)  # the first source's episodes, then each later one's in the gaps
         logs = [held if held is not None else found for held, found in zip(logs, recorded, strict=True)]
-    if logs is None:
+    if not used:
         return None
     finished = [episode for episode in logs if episode is not None]
     with run.episode_log(phase) as writer:
